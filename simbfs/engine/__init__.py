@@ -1,0 +1,12 @@
+"""The simpy engine: topologies, network, collectives, DMA, simulation."""
+
+from .collectives import CollectiveResult, Collectives
+from .dma import DMAEngine, SharedMemoryPort
+from .network import ExchangeCost, Network
+from .simulation import SimContext, Simulation
+from .topology import TOPOLOGIES, Crossbar, Topology, Torus, make_topology
+
+__all__ = [
+    "CollectiveResult", "Collectives", "Crossbar", "DMAEngine", "ExchangeCost", "Network",
+    "SharedMemoryPort", "SimContext", "Simulation", "TOPOLOGIES", "Topology", "Torus", "make_topology",
+]

@@ -1,0 +1,126 @@
+"""Collective operations among the simulated node processes.
+
+Every node process calls the same collectives in the same order (SPMD). The
+k-th call of every rank joins rendezvous k; when the last rank arrives the
+rendezvous prices the operation, combines the contributions (real data: the
+counts an allreduce sums, the frontier an allgather replicates) and fires one
+shared event after the cost. A rank's wait before the last arrival is its
+*synchronisation* time; the priced duration is *communication* time.
+
+Cost models (``stages = ceil(log2 N)``; ``L`` = stage latency, ``B`` = the
+collective bandwidth of one node):
+
+* barrier:    stages * L
+* allreduce:  stages * L + bytes / B                       (tree/hardware reduction)
+* allgather:  stages * L + total_bytes * (N - 1) / N / B   (recursive doubling)
+* alltoallv:  the network's flow-level exchange cost, see network.py
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import simpy
+
+from ..machine.model import CollectiveModel
+from .network import ExchangeCost, Network
+
+
+@dataclass(frozen=True)
+class CollectiveResult:
+    """What every rank gets back from a collective."""
+
+    value: Any
+    started_s: float  # when the last rank arrived
+    cost_s: float
+    exchange: ExchangeCost | None = None
+
+
+class _Rendezvous:
+    __slots__ = ("contributions", "arrivals", "event")
+
+    def __init__(self, env: simpy.Environment, size: int):
+        self.contributions: list[Any] = [None] * size
+        self.arrivals = 0
+        self.event = env.event()
+
+
+class Collectives:
+    def __init__(self, env: simpy.Environment, nodes: int, model: CollectiveModel, network: Network):
+        self.env = env
+        self.nodes = nodes
+        self.model = model
+        self.network = network
+        self._calls = np.zeros(nodes, dtype=np.int64)
+        self._open: dict[int, _Rendezvous] = {}
+
+    # ----------------------------------------------------------- cost models
+    def barrier_cost(self) -> float:
+        return self.model.stages(self.nodes) * self.model.stage_latency_s
+
+    def allreduce_cost(self, nbytes: float) -> float:
+        if self.nodes == 1:
+            return 0.0
+        return self.barrier_cost() + nbytes / self.model.bandwidth_Bps
+
+    def allgather_cost(self, total_bytes: float) -> float:
+        if self.nodes == 1:
+            return 0.0
+        share = total_bytes * (self.nodes - 1) / self.nodes
+        return self.barrier_cost() + share / self.model.bandwidth_Bps
+
+    # ------------------------------------------------------------ operations
+    def barrier(self, rank: int) -> simpy.Event:
+        return self._join(rank, None, lambda _: (None, self.barrier_cost(), None))
+
+    def allreduce(self, rank: int, value: np.ndarray, op: Callable = np.add) -> simpy.Event:
+        """Combine ``value`` (a small numpy array) over all ranks with ``op``."""
+        value = np.asarray(value)
+
+        def finish(contributions):
+            total = op.reduce(np.stack(contributions), axis=0)
+            return total, self.allreduce_cost(value.nbytes), None
+
+        return self._join(rank, value, finish)
+
+    def allgather(self, rank: int, nbytes: float, gather: Callable[[], Any] | None = None) -> simpy.Event:
+        """Every rank contributes ``nbytes``; ``gather()`` (called once, when
+        the last rank arrives) builds the replicated result from the shared
+        state."""
+
+        def finish(contributions):
+            total = float(sum(contributions))
+            return (gather() if gather else None), self.allgather_cost(total), None
+
+        return self._join(rank, float(nbytes), finish)
+
+    def alltoallv(self, rank: int, deliver: Callable[[], tuple[np.ndarray, np.ndarray | None, Any]]) -> simpy.Event:
+        """Bulk exchange. ``deliver()`` is called once, when the last rank
+        arrives; it returns (payload bytes matrix, packets matrix or None,
+        value) where value is handed to every rank (the delivered messages)."""
+
+        def finish(_):
+            payload, packets, value = deliver()
+            cost = self.network.exchange_cost(payload, packets)
+            return value, cost.time_s, cost
+
+        return self._join(rank, None, finish)
+
+    # ------------------------------------------------------------- machinery
+    def _join(self, rank: int, contribution: Any, finish: Callable) -> simpy.Event:
+        call = int(self._calls[rank])
+        self._calls[rank] += 1
+        rendezvous = self._open.get(call)
+        if rendezvous is None:
+            rendezvous = self._open[call] = _Rendezvous(self.env, self.nodes)
+        rendezvous.contributions[rank] = contribution
+        rendezvous.arrivals += 1
+        if rendezvous.arrivals == self.nodes:
+            del self._open[call]
+            value, cost, exchange = finish(rendezvous.contributions)
+            result = CollectiveResult(value=value, started_s=self.env.now, cost_s=cost, exchange=exchange)
+            done = self.env.timeout(cost)
+            done.callbacks.append(lambda _event: rendezvous.event.succeed(result))
+        return rendezvous.event

@@ -1,0 +1,127 @@
+"""Network cost: point-to-point messages and bulk exchanges.
+
+Two granularities, one set of parameters (docs/background/simulation.md):
+
+* :meth:`Network.send` simulates one message. Every port and link keeps the
+  time at which it is next free; a message reserves the injection port, each
+  link of its route and the ejection port in turn, its head advancing one
+  ``hop_latency`` per hop (virtual cut-through), and arrives when its tail
+  has left the slowest resource. Reservations never block one another in
+  simulated time, so there is no deadlock, and the cost is O(hops) per
+  message with a single simpy event.
+
+* :meth:`Network.exchange_cost` prices a whole all-to-all at once from its
+  N x N traffic matrix (a flow-level model): the exchange lasts as long as
+  its most loaded resource (a node's injection or ejection port, or a
+  torus link) needs to carry its bytes, plus the latency of the longest
+  route, plus the per-message software overhead of the busiest node. This is
+  the bottleneck bound that pipelined packet traffic approaches; it ignores
+  head-of-line blocking and routing hot spots inside a link's time window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import simpy
+
+from ..machine.model import MessagingModel, NetworkModel
+from .topology import Topology
+
+
+@dataclass(frozen=True)
+class ExchangeCost:
+    """The price of one bulk exchange and what set it."""
+
+    time_s: float
+    serialisation_s: float
+    latency_s: float
+    overhead_s: float
+    bottleneck: str  # "injection", "ejection", "link" or "none"
+    packets: int
+    payload_bytes: float
+    wire_bytes: float
+
+
+class Network:
+    def __init__(self, env: simpy.Environment, topology: Topology, network: NetworkModel,
+                 messaging: MessagingModel):
+        self.env = env
+        self.topology = topology
+        self.model = network
+        self.messaging = messaging
+        n = topology.nodes
+        self._inject_free = np.zeros(n)
+        self._eject_free = np.zeros(n)
+        self._link_free = np.zeros(topology.num_links)
+
+    # ------------------------------------------------------------ one message
+    def send(self, src: int, dst: int, payload_bytes: float) -> simpy.Event:
+        """Event that fires when a message of ``payload_bytes`` has arrived at
+        ``dst`` (its receive overhead included)."""
+        return self.env.timeout(self.arrival_time(src, dst, payload_bytes) - self.env.now)
+
+    def arrival_time(self, src: int, dst: int, payload_bytes: float) -> float:
+        model = self.model
+        wire = float(model.wire_bytes(payload_bytes))
+        ready = self.env.now + self.messaging.send_overhead_s
+        if src == dst:
+            return ready + self.messaging.receive_overhead_s
+        port_time = wire / model.injection_bandwidth_Bps
+        link_time = wire / model.link_bandwidth_Bps
+        head = max(ready, self._inject_free[src])
+        self._inject_free[src] = head + port_time
+        tail = head + port_time
+        route = self.topology.route(src, dst)
+        for link in route:
+            head = max(head + model.hop_latency_s, self._link_free[link])
+            self._link_free[link] = head + link_time
+            tail = max(tail + model.hop_latency_s, head + link_time)
+        # Hops without a contended link of their own (a crossbar's switch).
+        unrouted_hops = int(self.topology.hops(src, dst)) - len(route)
+        head += unrouted_hops * model.hop_latency_s
+        tail += unrouted_hops * model.hop_latency_s
+        head = max(head, self._eject_free[dst])
+        self._eject_free[dst] = head + port_time
+        tail = max(tail, head + port_time)
+        return tail + self.messaging.receive_overhead_s
+
+    # -------------------------------------------------------- bulk exchange
+    def exchange_cost(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None) -> ExchangeCost:
+        """Cost of an all-to-all in which node i sends ``payload_bytes[i, j]``
+        to node j in ``packets[i, j]`` packets (default: as few as fit).
+        The diagonal (a node's messages to itself) never enters the network."""
+        model = self.model
+        payload = np.array(payload_bytes, dtype=np.float64, copy=True)
+        np.fill_diagonal(payload, 0.0)
+        if packets is None:
+            packets = model.packets(payload)
+        else:
+            packets = np.array(packets, dtype=np.float64, copy=True)
+            np.fill_diagonal(packets, 0.0)
+        wire = np.where(payload > 0, model.wire_bytes(payload, packets), 0.0)
+        total_packets = int(packets.sum())
+        if total_packets == 0:
+            return ExchangeCost(0.0, 0.0, 0.0, 0.0, "none", 0, 0.0, 0.0)
+        inject = wire.sum(axis=1).max() / model.injection_bandwidth_Bps
+        eject = wire.sum(axis=0).max() / model.injection_bandwidth_Bps
+        link = self.topology.link_loads(wire).max(initial=0.0) / model.link_bandwidth_Bps
+        candidates = {"injection": inject, "ejection": eject, "link": link}
+        bottleneck = max(candidates, key=candidates.get)
+        serialisation = candidates[bottleneck]
+        hops = int(self.topology.hop_matrix[payload > 0].max())
+        latency = hops * model.hop_latency_s
+        per_node = (packets.sum(axis=1) * self.messaging.send_overhead_s
+                    + packets.sum(axis=0) * self.messaging.receive_overhead_s)
+        overhead = float(per_node.max())
+        return ExchangeCost(
+            time_s=serialisation + latency + overhead,
+            serialisation_s=serialisation,
+            latency_s=latency,
+            overhead_s=overhead,
+            bottleneck=bottleneck,
+            packets=total_packets,
+            payload_bytes=float(payload.sum()),
+            wire_bytes=float(wire.sum()),
+        )

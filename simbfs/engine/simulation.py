@@ -1,0 +1,61 @@
+"""One simulated machine: its static parts and a fresh context per BFS run.
+
+``Simulation`` holds what does not change between roots (the machine model,
+the node count, the topology and its hop table). ``Simulation.context()``
+makes a new simpy environment with its network, collectives and DMA
+engines, so every root starts at time zero from an idle machine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import simpy
+
+from ..errors import UserError
+from ..machine.model import Machine
+from .collectives import Collectives
+from .dma import DMAEngine, SharedMemoryPort
+from .network import Network
+from .topology import Topology, make_topology
+
+
+@dataclass
+class SimContext:
+    env: simpy.Environment
+    network: Network
+    collectives: Collectives
+    dma: list[DMAEngine] | None
+
+
+class Simulation:
+    def __init__(self, machine: Machine, nodes: int, topology: Topology | None = None):
+        if nodes < 1:
+            raise UserError(f"--nodes must be at least 1, got {nodes}")
+        if nodes > machine.max_nodes:
+            raise UserError(f"{machine.name} has at most {machine.max_nodes} nodes (nodes.max), you asked for {nodes}; "
+                            f"use fewer nodes, or for a what-if raise the limit with --set nodes.max={nodes}")
+        self.machine = machine
+        self.nodes = nodes
+        self.topology = topology if topology is not None else make_topology(machine.network, nodes)
+        self._check_traffic_matrix_fits()
+
+    def _check_traffic_matrix_fits(self) -> None:
+        # Bulk exchanges are priced from dense N x N matrices (a few of them
+        # alive at once); refuse node counts whose matrices would not fit.
+        from ..memory import available_memory_bytes
+
+        need = 6 * 8 * self.nodes**2
+        if need > available_memory_bytes() // 2:
+            raise UserError(f"executing {self.nodes} nodes needs {need / 2**30:.1f} GiB for its traffic matrices, "
+                            f"more than this computer can spare; use fewer --nodes")
+
+    def context(self) -> SimContext:
+        env = simpy.Environment()
+        network = Network(env, self.topology, self.machine.network, self.machine.messaging)
+        collectives = Collectives(env, self.nodes, self.machine.collectives, network)
+        dma = None
+        if self.machine.dma is not None:
+            memory = SharedMemoryPort(self.machine.dma.shared_bandwidth_Bps)
+            dma = [DMAEngine(env, self.machine.dma, memory) for _ in range(self.nodes)]
+        return SimContext(env=env, network=network, collectives=collectives, dma=dma)

@@ -1,0 +1,213 @@
+"""Interconnect topologies: who is how many hops from whom, and which links a
+message crosses.
+
+Two views of the same routing, for the two event granularities the engine
+uses (see docs/background/simulation.md):
+
+* ``route(src, dst)`` lists the link ids one message crosses, for
+  point-to-point messages simulated one by one;
+* ``link_loads(traffic)`` takes a whole N x N traffic matrix (bytes from
+  every node to every other) and returns the bytes each link carries, for
+  bulk exchanges simulated as one flow-level event.
+
+Links are directed. Node ids are row-major (C order) coordinates in the
+topology's shape.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from ..errors import UserError
+from ..machine.model import NetworkModel
+
+
+class Topology:
+    """Base class. Subclasses define ``num_links``, ``hops``, ``route`` and
+    ``link_loads``."""
+
+    name = "abstract"
+
+    def __init__(self, nodes: int):
+        self.nodes = nodes
+
+    num_links: int
+
+    def hops(self, src, dst):  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def route(self, src: int, dst: int) -> list[int]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def link_loads(self, traffic: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    @cached_property
+    def hop_matrix(self) -> np.ndarray:
+        """Hops between every pair of nodes (uint8/uint16), computed once."""
+        ids = np.arange(self.nodes)
+        out = self.hops(ids[:, None], ids[None, :])
+        return out.astype(np.uint16 if out.max(initial=0) > 255 else np.uint8)
+
+    def describe(self) -> str:
+        return self.name
+
+
+class Crossbar(Topology):
+    """Every node has one full-duplex port into a non-blocking switch.
+
+    A message takes one hop. The switch has no internal links to contend
+    for: contention happens only at the nodes' injection and ejection ports,
+    which the network prices for every topology.
+    """
+
+    name = "crossbar"
+
+    def __init__(self, nodes: int, network: NetworkModel | None = None):
+        super().__init__(nodes)
+        self.num_links = 0
+
+    def hops(self, src, dst):
+        return np.where(np.asarray(src) == np.asarray(dst), 0, 1)
+
+    def route(self, src: int, dst: int) -> list[int]:
+        return []
+
+    def link_loads(self, traffic: np.ndarray) -> np.ndarray:
+        return np.zeros(0)
+
+
+class Torus(Topology):
+    """N-dimensional torus with dimension-order routing.
+
+    Each node has two outgoing links per dimension (+ and -). A message
+    corrects its coordinates one dimension at a time, in order, along the
+    shorter way round the ring. When both ways are equally short (extent even,
+    distance exactly half) the flow-level model splits the traffic evenly
+    between them, as adaptive hardware would; ``route`` (one message) takes
+    the + way so that single-message timelines stay hand-checkable.
+
+    Link id = ((node * ndim) + dim) * 2 + (0 for +, 1 for -).
+    """
+
+    name = "torus"
+
+    def __init__(self, nodes: int, network: NetworkModel):
+        super().__init__(nodes)
+        self.shape = self._shape_for(nodes, network)
+        self.ndim = len(self.shape)
+        self.num_links = nodes * self.ndim * 2
+        self._strides = np.array([int(np.prod(self.shape[k + 1:])) for k in range(self.ndim)], dtype=np.int64)
+
+    @staticmethod
+    def _shape_for(nodes: int, network: NetworkModel) -> tuple[int, ...]:
+        if network.shape is not None:
+            shape = tuple(network.shape)
+            if int(np.prod(shape)) != nodes:
+                raise UserError(f"the torus shape {list(shape)} holds {int(np.prod(shape))} nodes, not {nodes}; "
+                                f"give --nodes {int(np.prod(shape))} or --set network.shape=[...] with a product of {nodes}")
+            return shape
+        if nodes in network.partitions:
+            return tuple(network.partitions[nodes])
+        sizes = ", ".join(str(n) for n in sorted(network.partitions))
+        raise UserError(f"this machine's torus has no partition of {nodes} nodes; choose --nodes from {sizes}, "
+                        f"or give an explicit shape with --set network.shape=[a,b,...]")
+
+    def describe(self) -> str:
+        return "torus " + "x".join(str(x) for x in self.shape)
+
+    def coords(self, node):
+        node = np.asarray(node, dtype=np.int64)
+        return [(node // self._strides[k]) % self.shape[k] for k in range(self.ndim)]
+
+    def hops(self, src, dst):
+        total = 0
+        for k, (a, b) in enumerate(zip(self.coords(src), self.coords(dst))):
+            d = np.abs(a - b)
+            total = total + np.minimum(d, self.shape[k] - d)
+        return total
+
+    def _link(self, node: int, dim: int, negative: bool) -> int:
+        return ((node * self.ndim) + dim) * 2 + int(negative)
+
+    def route(self, src: int, dst: int) -> list[int]:
+        links = []
+        here = [int(c) for c in self.coords(src)]
+        target = [int(c) for c in self.coords(dst)]
+        for k, extent in enumerate(self.shape):
+            forward = (target[k] - here[k]) % extent
+            backward = (here[k] - target[k]) % extent
+            negative = backward < forward
+            steps = backward if negative else forward
+            for _ in range(steps):
+                node = int(np.dot(here, self._strides))
+                links.append(self._link(node, k, negative))
+                here[k] = (here[k] + (-1 if negative else 1)) % extent
+        return links
+
+    @cached_property
+    def _ring_paths(self) -> list[np.ndarray]:
+        """Per dimension: P[s, t, dir * n + p] = share of s->t traffic that
+        leaves ring position p in direction dir (0 = +, 1 = -)."""
+        paths = []
+        for extent in self.shape:
+            P = np.zeros((extent, extent, 2 * extent))
+            for s in range(extent):
+                for t in range(extent):
+                    forward = (t - s) % extent
+                    backward = (s - t) % extent
+                    if forward == 0:
+                        continue
+                    weights = ((1.0, 0.0) if forward < backward else
+                               (0.0, 1.0) if backward < forward else (0.5, 0.5))
+                    for step in range(forward):
+                        P[s, t, (s + step) % extent] += weights[0]
+                    for step in range(backward):
+                        P[s, t, extent + (s - step) % extent] += weights[1]
+            paths.append(P)
+        return paths
+
+    def link_loads(self, traffic: np.ndarray) -> np.ndarray:
+        """Bytes per directed link for an N x N traffic matrix.
+
+        In dimension-order routing a message is, while it travels dimension
+        k, at coordinates (dst_0..dst_{k-1}, x_k, src_{k+1}..src_{D-1}). So
+        the load of dimension k's links only depends on the traffic summed
+        over src_0..src_{k-1} and dst_{k+1}..dst_{D-1}: per ring ("line") an
+        n_k x n_k matrix, multiplied by the ring's path table. Cost
+        O(N^2) per dimension, no per-message work.
+        """
+        D = self.ndim
+        tensor = traffic.reshape(self.shape + self.shape)  # axes s_0..s_{D-1}, t_0..t_{D-1}
+        loads = np.zeros((self.nodes, D, 2))
+        for k in range(D):
+            summed_axes = tuple(range(k)) + tuple(D + j for j in range(k + 1, D))
+            reduced = tensor.sum(axis=summed_axes) if summed_axes else tensor
+            # remaining axes in order: s_k, s_{k+1}..s_{D-1}, t_0..t_k
+            n_after = D - k - 1
+            s_k, s_after = 0, list(range(1, 1 + n_after))
+            t_before = list(range(1 + n_after, 1 + n_after + k))
+            t_k = 1 + n_after + k
+            lines = reduced.transpose(t_before + s_after + [s_k, t_k])
+            extent = self.shape[k]
+            per_line = lines.reshape(-1, extent, extent)
+            ring = np.einsum("lst,stj->lj", per_line, self._ring_paths[k]).reshape(-1, 2, extent)
+            # Line index enumerates (t_0..t_{k-1}, s_{k+1}..s_{D-1}); the node
+            # at ring position p has exactly those coordinates with x_k = p.
+            line_shape = self.shape[:k] + self.shape[k + 1:]
+            grid = ring.reshape(line_shape + (2, extent))
+            grid = np.moveaxis(grid, -1, k)  # -> shape[:k] + (extent,) + shape[k+1:] + (2,)
+            loads[:, k, :] = grid.reshape(self.nodes, 2)
+        return loads.reshape(-1)
+
+
+TOPOLOGIES: dict[str, type[Topology]] = {
+    "crossbar": Crossbar,
+    "torus": Torus,
+}
+
+
+def make_topology(network: NetworkModel, nodes: int) -> Topology:
+    return TOPOLOGIES[network.topology](nodes, network)

@@ -1,0 +1,399 @@
+"""Machine YAML -> validated :class:`~simbfs.machine.model.Machine`.
+
+The pipeline (after Ciw): read the file with ``yaml.safe_load``; merge the
+base file named by ``extends``; apply ``--set`` overrides; check every key
+against :mod:`simbfs.machine.schema` (unknown and missing keys, units, signs,
+integers, a ``source`` for every hardware number); cross-field checks; build
+the frozen dataclasses. Every problem is reported as a :class:`UserError`
+naming the file and the dotted key path, all problems at once.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+import yaml
+
+from ..errors import UserError
+from ..units import UnitError, example, parse_quantity
+from . import schema as S
+from .model import (
+    CollectiveModel,
+    ComputeCosts,
+    DMAModel,
+    Machine,
+    MessagingModel,
+    NetworkModel,
+    NodeModel,
+)
+
+OVERRIDE_SOURCE = "command-line override (--set)"
+
+
+def machines_dir() -> Path:
+    """Where the bundled machine files live (``machines/`` at the project root)."""
+    env = os.environ.get("SIMBFS_MACHINES")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "machines"
+
+
+def bundled_machines() -> list[str]:
+    return sorted(p.stem for p in machines_dir().glob("*.yaml"))
+
+
+def resolve_machine_path(name_or_path: str) -> Path:
+    candidate = Path(name_or_path)
+    if candidate.suffix in (".yaml", ".yml") or os.sep in name_or_path:
+        if not candidate.is_file():
+            raise UserError(f"machine file {name_or_path} does not exist; give a bundled name "
+                            f"({', '.join(bundled_machines())}) or the path of a YAML file")
+        return candidate
+    bundled = machines_dir() / f"{name_or_path}.yaml"
+    if bundled.is_file():
+        return bundled
+    raise UserError(f"unknown machine {name_or_path!r}; bundled machines are "
+                    f"{', '.join(bundled_machines())} (see `simbfs machines`), or give a path to a YAML file")
+
+
+def load_machine(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) -> Machine:
+    """Load, merge, override and validate a machine file."""
+    path = resolve_machine_path(name_or_path)
+    raw = _read_with_bases(path, seen=())
+    for override in overrides:
+        _apply_override(raw, override)
+    return build_machine(raw, origin=str(path))
+
+
+def _read_yaml(path: Path) -> dict:
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise UserError(f"cannot read machine file {path}: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        where = ""
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            where = f" at line {mark.line + 1}, column {mark.column + 1}"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise UserError(f"{path}: malformed YAML{where}: {problem}; fix the syntax "
+                        f"(indentation, a missing ':' or an unclosed quote)") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}: a machine file must be a mapping of sections (name:, node:, network:, ...), "
+                        f"not {type(data).__name__}")
+    return data
+
+
+def _read_with_bases(path: Path, seen: tuple[Path, ...]) -> dict:
+    resolved = path.resolve()
+    if resolved in seen:
+        chain = " -> ".join(str(p) for p in (*seen, resolved))
+        raise UserError(f"machine files extend each other in a loop: {chain}; remove one `extends`")
+    data = _read_yaml(path)
+    base_name = data.get("extends")
+    if base_name is None:
+        return data
+    if not isinstance(base_name, str):
+        raise UserError(f"{path}: extends: must be the name or path of a machine file")
+    base_path = Path(base_name)
+    if not base_path.is_absolute() and (path.parent / base_name).is_file():
+        base_path = path.parent / base_name
+    elif not base_path.is_file():
+        base_path = resolve_machine_path(base_name)
+    base = _read_with_bases(base_path, seen + (resolved,))
+    merged = _deep_merge(base, data)
+    merged.pop("extends", None)
+    return merged
+
+
+def _deep_merge(base: dict, top: dict) -> dict:
+    out = copy.deepcopy(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and "value" not in value:
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _apply_override(raw: dict, override: str) -> None:
+    if "=" not in override:
+        raise UserError(f"--set {override!r}: write it as dotted.key=value, e.g. --set network.link_bandwidth='4 GB/s'")
+    path, _, text = override.partition("=")
+    path = path.strip()
+    declared = dict(S.walk())
+    if path not in declared:
+        close = [p for p in declared if p.split(".")[-1] == path.split(".")[-1]]
+        hint = f" (did you mean {', '.join(close)}?)" if close else " (`simbfs machines --describe` lists them)"
+        raise UserError(f"--set {path}: no such machine parameter{hint}")
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        value = text
+    if value is None:
+        value = text
+    node = raw
+    keys = path.split(".")
+    for key in keys[:-1]:
+        node = node.setdefault(key, {})
+        if not isinstance(node, dict):
+            raise UserError(f"--set {path}: {key} is not a section in this machine file")
+    if isinstance(declared[path], (S.Param,)):
+        node[keys[-1]] = {"value": value, "source": OVERRIDE_SOURCE}
+    else:
+        node[keys[-1]] = value
+
+
+class _Problems:
+    """Collects validation problems so the user sees them all at once."""
+
+    def __init__(self, origin: str):
+        self.origin = origin
+        self.items: list[str] = []
+
+    def add(self, path: str, message: str) -> None:
+        self.items.append(f"{path}: {message}")
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            shown = self.items[:12]
+            more = f"\n  ... and {len(self.items) - 12} more" if len(self.items) > 12 else ""
+            raise UserError(f"{self.origin}: invalid machine file:\n  " + "\n  ".join(shown) + more)
+
+
+def build_machine(raw: dict, origin: str = "<machine>") -> Machine:
+    problems = _Problems(origin)
+    values: dict[str, object] = {}
+    sources: dict[str, str] = {}
+    _check_section(raw, S.SCHEMA, "", values, sources, problems)
+    problems.raise_if_any()
+    _cross_checks(values, problems)
+    problems.raise_if_any()
+    return _construct(values, sources, origin)
+
+
+def _check_section(data, section: S.Section, prefix: str, values, sources, problems: _Problems) -> None:
+    where = prefix.rstrip(".") or "top level"
+    if not isinstance(data, dict):
+        problems.add(where, f"must be a mapping with keys {', '.join(section.fields)}")
+        return
+    for key in data:
+        if key not in section.fields:
+            known = ", ".join(section.fields)
+            problems.add(f"{prefix}{key}", f"unknown key; {where} accepts: {known}")
+    for key, spec in section.fields.items():
+        path = f"{prefix}{key}"
+        if key not in data:
+            if not spec.optional:
+                problems.add(path, f"missing; required ({spec.doc})")
+            continue
+        item = data[key]
+        if isinstance(spec, S.Section):
+            values[path] = True
+            _check_section(item, spec, path + ".", values, sources, problems)
+        elif isinstance(spec, S.Param):
+            _check_param(item, spec, path, values, sources, problems)
+        elif isinstance(spec, S.Choice):
+            if item not in spec.choices:
+                problems.add(path, f"{item!r} is not one of {', '.join(spec.choices)}")
+            else:
+                values[path] = item
+        elif isinstance(spec, S.Text):
+            if not isinstance(item, str) or not item.strip():
+                problems.add(path, "must be a non-empty string")
+            else:
+                values[path] = item
+        elif isinstance(spec, S.IntList):
+            if not _is_int_list(item):
+                problems.add(path, f"must be a list of positive integers such as [4, 4, 2], got {item!r}")
+            else:
+                values[path] = tuple(item)
+        elif isinstance(spec, S.ShapeTable):
+            _check_shape_table(item, path, values, sources, problems)
+        elif isinstance(spec, S.Curve):
+            _check_curve(item, spec, path, values, sources, problems)
+
+
+def _is_int_list(item) -> bool:
+    return (isinstance(item, list) and len(item) > 0
+            and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in item))
+
+
+def _check_source(item, path, sources, problems) -> bool:
+    source = item.get("source")
+    if not isinstance(source, str) or not source.strip():
+        problems.add(path, "needs a `source:` naming where the value comes from "
+                           "(paper section or figure, spec sheet, or 'estimate: how')")
+        return False
+    sources[path] = source.strip()
+    return True
+
+
+def _check_param(item, spec: S.Param, path, values, sources, problems) -> None:
+    if not isinstance(item, dict):
+        problems.add(path, f"write it as {{value: {example(spec.kind)}, source: \"...\"}}")
+        return
+    extra = set(item) - {"value", "source", "note"}
+    if extra:
+        problems.add(path, f"unknown key(s) {', '.join(sorted(extra))}; a parameter has value, source and an optional note")
+    if "value" not in item:
+        problems.add(path, f"missing value, e.g. value: {example(spec.kind)}")
+        return
+    _check_source(item, path, sources, problems)
+    try:
+        number = parse_quantity(item["value"], spec.kind)
+    except UnitError as exc:
+        problems.add(path, str(exc))
+        return
+    if number != number or number in (float("inf"), float("-inf")):
+        problems.add(path, "must be a finite number")
+        return
+    if spec.positive and number <= 0:
+        problems.add(path, f"must be greater than zero, got {item['value']!r}")
+        return
+    if not spec.positive and number < 0:
+        problems.add(path, f"cannot be negative, got {item['value']!r}")
+        return
+    if spec.integer:
+        if number != int(number):
+            problems.add(path, f"must be a whole number, got {item['value']!r}")
+            return
+        number = int(number)
+    values[path] = number
+
+
+def _check_shape_table(item, path, values, sources, problems) -> None:
+    if not isinstance(item, dict):
+        problems.add(path, "must map node counts to {shape: [..], source: ...}")
+        return
+    table = {}
+    for count, entry in item.items():
+        entry_path = f"{path}.{count}"
+        if not isinstance(count, int) or count <= 0:
+            problems.add(entry_path, "keys must be positive node counts")
+            continue
+        if not isinstance(entry, dict) or not _is_int_list(entry.get("shape")):
+            problems.add(entry_path, "write it as {shape: [4, 4, 4, 8, 2], source: \"...\"}")
+            continue
+        extra = set(entry) - {"shape", "source", "note"}
+        if extra:
+            problems.add(entry_path, f"unknown key(s) {', '.join(sorted(extra))}")
+        if not _check_source(entry, entry_path, sources, problems):
+            continue
+        shape = tuple(entry["shape"])
+        if _product(shape) != count:
+            problems.add(entry_path, f"shape {list(shape)} holds {_product(shape)} nodes, not {count}")
+            continue
+        table[count] = shape
+    values[path] = table
+
+
+def _check_curve(item, spec: S.Curve, path, values, sources, problems) -> None:
+    if not isinstance(item, dict) or not isinstance(item.get("points"), list) or not item["points"]:
+        problems.add(path, f"write it as {{points: [[{example(spec.x)}, {example(spec.y)}], ...], source: \"...\"}}")
+        return
+    _check_source(item, path, sources, problems)
+    xs, ys = [], []
+    for i, point in enumerate(item["points"]):
+        if not isinstance(point, list) or len(point) != 2:
+            problems.add(f"{path}.points[{i}]", f"must be a pair [{spec.x_name}, {spec.y_name}]")
+            return
+        try:
+            x, y = parse_quantity(point[0], spec.x), parse_quantity(point[1], spec.y)
+        except UnitError as exc:
+            problems.add(f"{path}.points[{i}]", str(exc))
+            return
+        if x <= 0 or y <= 0:
+            problems.add(f"{path}.points[{i}]", "values must be greater than zero")
+            return
+        xs.append(x)
+        ys.append(y)
+    if any(b <= a for a, b in zip(xs, xs[1:])):
+        problems.add(path, f"points must be sorted by increasing {spec.x_name}")
+        return
+    values[path] = (tuple(xs), tuple(ys))
+
+
+def _cross_checks(values: dict, problems: _Problems) -> None:
+    if values["nodes.default"] > values["nodes.max"]:
+        problems.add("nodes.default", f"{values['nodes.default']} exceeds nodes.max {values['nodes.max']}")
+    if values["network.topology"] == "torus" and "network.shape" not in values and not values.get("network.partitions"):
+        problems.add("network", "a torus needs `shape:` or `partitions:` to know its dimensions")
+    if values["messaging.edge_bytes"] > values["network.packet_payload"]:
+        problems.add("messaging.edge_bytes", "an edge must fit in one packet payload")
+    if values["network.packet_granule"] > values["network.packet_payload"]:
+        problems.add("network.packet_granule", "cannot exceed network.packet_payload")
+
+
+def _product(shape) -> int:
+    out = 1
+    for x in shape:
+        out *= x
+    return out
+
+
+def _construct(v: dict, sources: dict, origin: str) -> Machine:
+    compute = ComputeCosts(
+        edge_scan_cycles=v["node.compute.edge_scan"],
+        bitmap_probe_cycles=v["node.compute.bitmap_probe"],
+        vertex_visit_cycles=v["node.compute.vertex_visit"],
+        message_pack_cycles=v["node.compute.message_pack"],
+        message_unpack_cycles=v["node.compute.message_unpack"],
+    )
+    node = NodeModel(
+        clock_hz=v["node.clock"],
+        cores=v["node.cores"],
+        threads_per_core=v["node.threads_per_core"],
+        memory_bytes=v["node.memory"],
+        memory_bandwidth_Bps=v["node.memory_bandwidth"],
+        compute=compute,
+    )
+    network = NetworkModel(
+        topology=v["network.topology"],
+        shape=v.get("network.shape"),
+        partitions=v.get("network.partitions", {}),
+        link_bandwidth_Bps=v["network.link_bandwidth"],
+        hop_latency_s=v["network.hop_latency"],
+        injection_bandwidth_Bps=v["network.injection_bandwidth"],
+        packet_payload_bytes=v["network.packet_payload"],
+        packet_header_bytes=v["network.packet_header"],
+        packet_granule_bytes=v["network.packet_granule"],
+    )
+    messaging = MessagingModel(
+        edge_bytes=v["messaging.edge_bytes"],
+        send_overhead_s=v["messaging.send_overhead"],
+        receive_overhead_s=v["messaging.receive_overhead"],
+    )
+    collectives = CollectiveModel(
+        stage_latency_s=v["collectives.stage_latency"],
+        bandwidth_Bps=v["collectives.bandwidth"],
+    )
+    dma = None
+    if "dma" in v:
+        blocks, bandwidths = v["dma.bandwidth_curve"]
+        dma = DMAModel(
+            latency_s=v["dma.latency"],
+            curve_block_bytes=blocks,
+            curve_bandwidth_Bps=bandwidths,
+            max_outstanding=v["dma.max_outstanding"],
+            shared_bandwidth_Bps=v["dma.shared_bandwidth"],
+        )
+    return Machine(
+        name=v["name"],
+        description=v["description"],
+        paper=v.get("paper"),
+        algorithm=v.get("algorithm"),
+        default_nodes=v["nodes.default"],
+        max_nodes=v["nodes.max"],
+        node=node,
+        network=network,
+        messaging=messaging,
+        collectives=collectives,
+        dma=dma,
+        sources=sources,
+        origin=origin,
+    )

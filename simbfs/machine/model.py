@@ -1,0 +1,122 @@
+"""The validated, immutable machine model the engine runs on.
+
+Fields hold SI floats with the unit in the name. Instances are produced only
+by :mod:`simbfs.machine.loader`; the engine never sees YAML.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ComputeCosts:
+    edge_scan_cycles: float
+    bitmap_probe_cycles: float
+    vertex_visit_cycles: float
+    message_pack_cycles: float
+    message_unpack_cycles: float
+
+
+@dataclass(frozen=True)
+class NodeModel:
+    clock_hz: float
+    cores: float
+    threads_per_core: float
+    memory_bytes: float
+    memory_bandwidth_Bps: float
+    compute: ComputeCosts
+
+    def seconds(self, cycles):
+        """Wall time of ``cycles`` of work spread over all cores of one node.
+
+        Accepts a scalar or a numpy array (one entry per node).
+        """
+        return np.asarray(cycles, dtype=np.float64) / (self.clock_hz * self.cores)
+
+
+@dataclass(frozen=True)
+class NetworkModel:
+    topology: str
+    shape: tuple[int, ...] | None
+    partitions: Mapping[int, tuple[int, ...]]
+    link_bandwidth_Bps: float
+    hop_latency_s: float
+    injection_bandwidth_Bps: float
+    packet_payload_bytes: float
+    packet_header_bytes: float
+    packet_granule_bytes: float
+
+    def wire_bytes(self, payload_bytes, packets=None):
+        """Bytes on the wire for messages of ``payload_bytes`` in total.
+
+        Payload is cut into packets of at most ``packet_payload_bytes``, each
+        rounded up to the packet granule and given a header. ``packets`` may
+        be given when the caller already knows the packet count (one buffer
+        per destination flushed several times, say).
+        """
+        payload = np.asarray(payload_bytes, dtype=np.float64)
+        if packets is None:
+            packets = np.ceil(payload / self.packet_payload_bytes)
+        granule = self.packet_granule_bytes
+        # Every packet but the last is full; only the last one is padded.
+        padded = np.ceil(payload / granule) * granule
+        return padded + np.asarray(packets, dtype=np.float64) * self.packet_header_bytes
+
+    def packets(self, payload_bytes):
+        return np.ceil(np.asarray(payload_bytes, dtype=np.float64) / self.packet_payload_bytes)
+
+
+@dataclass(frozen=True)
+class MessagingModel:
+    edge_bytes: float
+    send_overhead_s: float
+    receive_overhead_s: float
+
+
+@dataclass(frozen=True)
+class CollectiveModel:
+    stage_latency_s: float
+    bandwidth_Bps: float
+
+    def stages(self, nodes: int) -> int:
+        return max(1, math.ceil(math.log2(nodes))) if nodes > 1 else 0
+
+
+@dataclass(frozen=True)
+class DMAModel:
+    latency_s: float
+    curve_block_bytes: tuple[float, ...]
+    curve_bandwidth_Bps: tuple[float, ...]
+    max_outstanding: int
+    shared_bandwidth_Bps: float
+
+    def bandwidth(self, block_bytes: float) -> float:
+        """Engine bandwidth for transfers of ``block_bytes``, log-linear between points."""
+        xs = np.log2(np.asarray(self.curve_block_bytes))
+        return float(np.interp(np.log2(max(block_bytes, 1.0)), xs, self.curve_bandwidth_Bps))
+
+
+@dataclass(frozen=True)
+class Machine:
+    name: str
+    description: str
+    paper: str | None
+    algorithm: str | None
+    default_nodes: int
+    max_nodes: int
+    node: NodeModel
+    network: NetworkModel
+    messaging: MessagingModel
+    collectives: CollectiveModel
+    dma: DMAModel | None
+    sources: Mapping[str, str]  # dotted parameter path -> where its value comes from
+    origin: str  # file the model was loaded from
+
+    def __post_init__(self):
+        object.__setattr__(self, "sources", MappingProxyType(dict(self.sources)))

@@ -1,0 +1,183 @@
+"""What a machine file may contain: the declared parameters of every role.
+
+A machine file is data with named roles (``node``, ``network``,
+``messaging``, ``collectives``, ``dma``). Each role declares the parameters it
+accepts; the loader rejects anything else. A hardware parameter is a
+:class:`Param`: in YAML it is written ``{value: "2 GB/s", source: "..."}`` and
+must name its source (a paper section, a figure, a spec sheet, or an
+"estimate:" that says how it was estimated).
+
+Adding a parameter is one line here plus its use in a model; the loader,
+``--set`` overrides, ``simbfs machines --describe`` and docs/reference all
+read this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Param:
+    """A sourced numeric hardware parameter of a given unit kind."""
+
+    kind: str  # one of simbfs.units.KINDS
+    doc: str
+    positive: bool = True  # strictly > 0 (else >= 0)
+    integer: bool = False
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A plain (unsourced) choice among names, e.g. a topology."""
+
+    choices: tuple[str, ...]
+    doc: str
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Text:
+    doc: str
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class IntList:
+    """A list of positive integers, e.g. a torus shape."""
+
+    doc: str
+    optional: bool = True
+
+
+@dataclass(frozen=True)
+class ShapeTable:
+    """Mapping node count -> torus shape, each entry sourced."""
+
+    doc: str
+    optional: bool = True
+
+
+@dataclass(frozen=True)
+class Curve:
+    """A sourced piecewise curve: list of points of (x kind, y kind)."""
+
+    x: str
+    y: str
+    x_name: str
+    y_name: str
+    doc: str
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Section:
+    fields: dict
+    doc: str
+    optional: bool = False
+
+
+# Topology names are checked against simbfs.engine.topology.TOPOLOGIES at load
+# time; listed here so the schema stays importable without the engine.
+TOPOLOGY_NAMES = ("crossbar", "torus")
+
+SCHEMA = Section(
+    doc="A machine model.",
+    fields={
+        "name": Text("Short identifier, used on the command line."),
+        "description": Text("One line shown by `simbfs machines`."),
+        "paper": Text("The seed paper the model answers to.", optional=True),
+        "extends": Text("Name or path of a base machine file whose values this one overrides.", optional=True),
+        "algorithm": Text("Algorithm run when --algorithm is not given.", optional=True),
+        "nodes": Section(
+            doc="Which node counts the machine has.",
+            fields={
+                "default": Param("count", "Node count used when --nodes is not given.", integer=True),
+                "max": Param("count", "Largest node count the real machine had.", integer=True),
+            },
+        ),
+        "node": Section(
+            doc="One simulated node (or processing element) and its compute cost model.",
+            fields={
+                "clock": Param("frequency", "Core clock."),
+                "cores": Param("count", "Cores that run BFS work.", integer=True),
+                "threads_per_core": Param("count", "Hardware threads per core.", integer=True),
+                "memory": Param("size", "Memory available to the BFS on one node."),
+                "memory_bandwidth": Param("bandwidth", "Main-memory bandwidth of one node."),
+                "compute": Section(
+                    doc="Cost of each BFS operation, in core cycles, amortised over the "
+                    "core's hardware threads. Time = count x cycles / (clock x cores).",
+                    fields={
+                        "edge_scan": Param("cycles", "Read one adjacency entry and test/mark its target (top-down)."),
+                        "bitmap_probe": Param("cycles", "Read one adjacency entry and probe the frontier bitmap (bottom-up)."),
+                        "vertex_visit": Param("cycles", "Set the parent of a newly reached vertex and enqueue it."),
+                        "message_pack": Param("cycles", "Append one edge to an outgoing message buffer."),
+                        "message_unpack": Param("cycles", "Process one edge from an incoming message."),
+                    },
+                ),
+            },
+        ),
+        "network": Section(
+            doc="The interconnect between nodes.",
+            fields={
+                "topology": Choice(TOPOLOGY_NAMES, "How nodes are connected."),
+                "shape": IntList("Torus shape (one extent per dimension); overrides `partitions`."),
+                "partitions": ShapeTable("Torus shape for each node count the machine was partitioned into."),
+                "link_bandwidth": Param("bandwidth", "Bandwidth of one link, per direction."),
+                "hop_latency": Param("time", "Latency added by each router hop."),
+                "injection_bandwidth": Param("bandwidth", "Bandwidth at which one node injects into (and receives from) the network."),
+                "packet_payload": Param("size", "Largest payload of one network packet."),
+                "packet_header": Param("size", "Header bytes added to every packet."),
+                "packet_granule": Param("size", "Packets occupy the wire in multiples of this many bytes."),
+            },
+        ),
+        "messaging": Section(
+            doc="The software layer that turns BFS edges into network messages.",
+            fields={
+                "edge_bytes": Param("size", "Bytes one (vertex, parent) edge occupies in a message."),
+                "send_overhead": Param("time", "Software time to post one message.", positive=False),
+                "receive_overhead": Param("time", "Software time to receive one message.", positive=False),
+            },
+        ),
+        "collectives": Section(
+            doc="Barrier, allreduce and allgather cost: stages x stage_latency + bytes / bandwidth.",
+            fields={
+                "stage_latency": Param("time", "Latency of one stage of a log2(N)-stage collective."),
+                "bandwidth": Param("bandwidth", "Per-node bandwidth of the collective network/algorithm."),
+            },
+        ),
+        "dma": Section(
+            optional=True,
+            doc="A DMA engine between a processing element and main memory.",
+            fields={
+                "latency": Param("time", "Time from issuing a DMA to its first byte arriving."),
+                "bandwidth_curve": Curve("size", "bandwidth", "block", "bandwidth",
+                                         "Bandwidth of one engine as a function of block size (log-linear in between)."),
+                "max_outstanding": Param("count", "Requests one engine may have in flight.", integer=True),
+                "shared_bandwidth": Param("bandwidth", "Main-memory bandwidth all engines share."),
+            },
+        ),
+    },
+)
+
+
+@dataclass(frozen=True)
+class ParamDoc:
+    path: str
+    kind: str
+    doc: str
+    optional: bool
+
+
+def walk(section: Section = SCHEMA, prefix: str = "") -> list[tuple[str, object]]:
+    """All declared leaves as (dotted path, declaration)."""
+    out: list[tuple[str, object]] = []
+    for key, spec in section.fields.items():
+        path = f"{prefix}{key}"
+        if isinstance(spec, Section):
+            out.extend(walk(spec, path + "."))
+        else:
+            out.append((path, spec))
+    return out
+
