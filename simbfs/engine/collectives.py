@@ -75,15 +75,21 @@ class Collectives:
     def barrier(self, rank: int) -> simpy.Event:
         return self._join(rank, None, lambda _: (None, self.barrier_cost(), None))
 
-    def allreduce(self, rank: int, value: np.ndarray, op: Callable = np.add) -> simpy.Event:
-        """Combine ``value`` (a small numpy array) over all ranks with ``op``."""
+    def allreduce(self, rank: int, value: np.ndarray, op: Callable = np.add,
+                  on_complete: Callable[[CollectiveResult], None] | None = None) -> simpy.Event:
+        """Combine ``value`` (a small numpy array) over all ranks with ``op``.
+
+        ``on_complete(result)``, if given, runs once when the operation
+        completes and before any rank resumes: the place for work that all
+        ranks would do identically on the reduced value (deciding the next
+        BFS direction, say)."""
         value = np.asarray(value)
 
         def finish(contributions):
             total = op.reduce(np.stack(contributions), axis=0)
             return total, self.allreduce_cost(value.nbytes), None
 
-        return self._join(rank, value, finish)
+        return self._join(rank, value, finish, on_complete)
 
     def allgather(self, rank: int, nbytes: float, gather: Callable[[], Any] | None = None) -> simpy.Event:
         """Every rank contributes ``nbytes``; ``gather()`` (called once, when
@@ -109,7 +115,8 @@ class Collectives:
         return self._join(rank, None, finish)
 
     # ------------------------------------------------------------- machinery
-    def _join(self, rank: int, contribution: Any, finish: Callable) -> simpy.Event:
+    def _join(self, rank: int, contribution: Any, finish: Callable,
+              on_complete: Callable[[CollectiveResult], None] | None = None) -> simpy.Event:
         call = int(self._calls[rank])
         self._calls[rank] += 1
         rendezvous = self._open.get(call)
@@ -122,5 +129,11 @@ class Collectives:
             value, cost, exchange = finish(rendezvous.contributions)
             result = CollectiveResult(value=value, started_s=self.env.now, cost_s=cost, exchange=exchange)
             done = self.env.timeout(cost)
-            done.callbacks.append(lambda _event: rendezvous.event.succeed(result))
+
+            def complete(_event):
+                if on_complete is not None:
+                    on_complete(result)
+                rendezvous.event.succeed(result)
+
+            done.callbacks.append(complete)
         return rendezvous.event

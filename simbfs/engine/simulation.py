@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import simpy
 
 from ..errors import UserError
+from ..graph.memory import available_memory_bytes
 from ..machine.model import Machine
 from .collectives import Collectives
 from .dma import DMAEngine, SharedMemoryPort
@@ -43,8 +44,6 @@ class Simulation:
     def _check_traffic_matrix_fits(self) -> None:
         # Bulk exchanges are priced from dense N x N matrices (a few of them
         # alive at once); refuse node counts whose matrices would not fit.
-        from ..memory import available_memory_bytes
-
         need = 6 * 8 * self.nodes**2
         if need > available_memory_bytes() // 2:
             raise UserError(f"executing {self.nodes} nodes needs {need / 2**30:.1f} GiB for its traffic matrices, "

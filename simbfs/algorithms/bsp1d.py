@@ -1,0 +1,346 @@
+"""Level-synchronous 1D-partitioned BFS, top-down or direction-optimising.
+
+What it implements
+    The bulk-synchronous distributed BFS that every later variant improves
+    on: the 1D decomposition of Checconi & Petrini (seed 000, II-D: "each
+    edge generating a message from the owner of the source vertex to the
+    owner of the destination") run level by level with an all-to-all
+    exchange, like their MPI variant (IV-B) and the Graph500 reference code;
+    with direction optimisation (Beamer, Asanovic & Patterson, SC12) as
+    their Algorithm 2 switches it.
+
+Partitioning
+    Vertex v belongs to node ``v // ceil(n / N)``. Each node holds the
+    adjacency lists of its own vertices (both directions of every
+    undirected edge).
+
+Frontier
+    Top-down levels: the sorted ids of the frontier vertices (a queue).
+    Bottom-up levels: a bitmap of the frontier, replicated on every node by
+    an allgather of n/8 bytes.
+
+Messages
+    Top-down: one (target, parent) edge of ``messaging.edge_bytes`` per
+    scanned edge whose target lives on another node, packed per destination
+    into packets of the network's payload size; one alltoallv per level.
+    Bottom-up: no point-to-point messages (the bitmap allgather replaces
+    them); a node scans its own unvisited vertices and stops at the first
+    neighbour in the frontier.
+
+Per level, every node ends with an allreduce of (next frontier vertices,
+their edges, edges of newly visited vertices) that decides the next
+direction (:func:`simbfs.bfs.direction.choose_direction`) and termination.
+
+Execution
+    The level's work is computed for all nodes in one vectorised pass over
+    the real graph (the nodes' partitions are disjoint and a BSP level only
+    reads the state of the previous one, so this is the same computation as
+    N separate passes); each node's simpy process is then charged its own
+    counters: its edges scanned, edges packed, edges received, vertices
+    claimed. Real vertex ids travel in the exchange and are claimed by their
+    owner, and the resulting parent array is validated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..bfs.adjacency import neighbour_slots
+from ..bfs.direction import BOTTOM_UP, TOP_DOWN, choose_direction
+from ..engine import Simulation
+from ..graph import Graph
+from ..records import LevelRecord, RootRun
+
+# Bottom-up probing: this many rounds of "test the next neighbour of every
+# still-searching vertex" (cheap while many vertices search), then the
+# remaining adjacency ranges are searched at once.
+_PROBE_ROUNDS = 8
+
+
+def gather_adjacency(graph: Graph, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(source, target) for every adjacency entry of ``vertices``, in order."""
+    slots, lengths, _ = neighbour_slots(graph.indptr, vertices)
+    return np.repeat(vertices, lengths), graph.indices[slots].astype(np.int64, copy=False)
+
+
+def first_frontier_neighbour(graph: Graph, vertices: np.ndarray, in_frontier: np.ndarray):
+    """For each vertex, its first neighbour (adjacency order) in the
+    frontier, or -1; and how many adjacency entries were examined to find
+    it (all of them when there is none)."""
+    starts = graph.indptr[vertices].copy()
+    ends = graph.indptr[vertices + 1]
+    found = np.full(len(vertices), -1, dtype=np.int64)
+    examined = np.zeros(len(vertices), dtype=np.int64)
+    active = np.flatnonzero(starts < ends)
+    for _ in range(_PROBE_ROUNDS):
+        if len(active) == 0:
+            return found, examined
+        neighbours = graph.indices[starts[active]]
+        examined[active] += 1
+        hit = in_frontier[neighbours]
+        found[active[hit]] = neighbours[hit]
+        starts[active] += 1
+        keep = ~hit & (starts[active] < ends[active])
+        active = active[keep]
+    if len(active):
+        # The rest: lay the remaining ranges end to end, find each range's
+        # first hit with one searchsorted.
+        rest = graph.indptr[vertices[active]]
+        skip = starts[active] - rest  # entries the probe rounds already examined
+        slots, lengths, range_starts = neighbour_slots(graph.indptr, vertices[active])
+        keep = np.ones(len(slots), dtype=bool)
+        keep[np.repeat(range_starts, skip) + _ranks_within(skip)] = False
+        slots, lengths = slots[keep], lengths - skip
+        range_starts = np.cumsum(lengths) - lengths
+        neighbours = graph.indices[slots].astype(np.int64, copy=False)
+        hits = np.flatnonzero(in_frontier[neighbours])
+        first = np.searchsorted(hits, range_starts)
+        has_hit = first < len(hits)
+        has_hit[has_hit] = hits[first[has_hit]] < range_starts[has_hit] + lengths[has_hit]
+        hit_pos = hits[np.minimum(first, max(len(hits) - 1, 0))] if len(hits) else np.zeros(len(active), np.int64)
+        found[active[has_hit]] = neighbours[hit_pos[has_hit]]
+        examined[active] += np.where(has_hit, hit_pos - range_starts + 1, lengths)
+    return found, examined
+
+
+def _ranks_within(counts: np.ndarray) -> np.ndarray:
+    """0..c-1 for every c in counts, concatenated."""
+    total = int(counts.sum())
+    return np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+@dataclass
+class _LevelWork:
+    """Per-node counters of one level, and what it found."""
+
+    direction: str
+    send_cycles: np.ndarray  # before the exchange
+    recv_cycles: np.ndarray  # after it
+    edges_examined: int
+    next_frontier: np.ndarray | None = None
+    payload: np.ndarray | None = None  # N x N bytes
+
+
+class BSP1D:
+    """Level-synchronous 1D BFS; ``direction_optimising`` switches bottom-up on."""
+
+    def __init__(self, name: str, direction_optimising: bool, alpha: float = 15.0, beta: float = 18.0):
+        self.name = name
+        self.direction_optimising = direction_optimising
+        self.alpha = alpha
+        self.beta = beta
+
+    @property
+    def summary(self) -> str:
+        kind = "direction-optimising (Beamer SC12 switch)" if self.direction_optimising else "top-down only"
+        return f"level-synchronous 1D BFS, alltoallv per level, {kind}"
+
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
+        """Bytes one node needs: its CSR slice, parents, the replicated
+        frontier bitmap and the send buffers of its largest level (all its
+        edges, in the worst case, plus as many incoming)."""
+        local_vertices = -(-num_vertices // nodes)
+        local_edges = num_directed_edges / nodes
+        return (8 * local_vertices + 4 * local_edges + 8 * local_vertices + num_vertices / 8
+                + 2 * 8 * local_edges)
+
+    # ------------------------------------------------------------------ run
+    def run(self, sim: Simulation, graph: Graph, root: int) -> RootRun:
+        return _Run(self, sim, graph, root).execute()
+
+
+class _Run:
+    """The BFS of one root on one simulated machine."""
+
+    def __init__(self, algorithm: BSP1D, sim: Simulation, graph: Graph, root: int):
+        self.algorithm = algorithm
+        self.sim = sim
+        self.graph = graph
+        self.machine = sim.machine
+        self.N = sim.nodes
+        self.n = graph.num_vertices
+        self.block = -(-self.n // self.N)
+        self.ctx = sim.context()
+        self.parent = np.full(self.n, -1, dtype=np.int64)
+        self.parent[root] = root
+        self.root = root
+        self.frontier = np.array([root], dtype=np.int64)
+        self.degree = graph.degree
+        self.unexplored_edges = int(self.degree.sum()) - int(self.degree[root])
+        self.direction = TOP_DOWN
+        self.prev_frontier_vertices = 0
+        self.records: list[LevelRecord] = []
+        self._work: _LevelWork | None = None
+        self._node_compute = np.zeros(self.N)
+        self._level_comm = np.zeros(2)  # allgather, alltoallv of this level
+        self._exchange = None
+        self._level_start = 0.0
+        self._level = 0
+        self._done = False
+
+    def owner(self, vertices: np.ndarray) -> np.ndarray:
+        return vertices // self.block
+
+    def per_node(self, vertices: np.ndarray, weights=None) -> np.ndarray:
+        return np.bincount(self.owner(vertices), weights=weights, minlength=self.N).astype(np.float64)
+
+    # ------------------------------------------------------------ the steps
+    def top_down_work(self) -> _LevelWork:
+        costs = self.machine.node.compute
+        sources, targets = gather_adjacency(self.graph, self.frontier)
+        src_node = self.owner(sources)
+        dst_node = self.owner(targets)
+        remote = src_node != dst_node
+        scanned = self.per_node(self.frontier, self.degree[self.frontier])
+        packed = np.bincount(src_node[remote], minlength=self.N).astype(np.float64)
+        pair_counts = np.bincount(src_node[remote] * self.N + dst_node[remote], minlength=self.N * self.N)
+        payload = pair_counts.reshape(self.N, self.N) * self.machine.messaging.edge_bytes
+        work = _LevelWork(
+            direction=TOP_DOWN,
+            send_cycles=scanned * costs.edge_scan_cycles + packed * costs.message_pack_cycles,
+            recv_cycles=np.zeros(self.N),
+            edges_examined=len(targets),
+            payload=payload,
+        )
+        self._pending_edges = (sources, targets, dst_node)
+        return work
+
+    def top_down_receive(self) -> None:
+        """Owners claim unvisited targets; in receive-buffer order (by source
+        node, then scan order) the first edge to a vertex sets its parent."""
+        costs = self.machine.node.compute
+        sources, targets, dst_node = self._pending_edges
+        self._pending_edges = None
+        received = np.bincount(dst_node, minlength=self.N).astype(np.float64)
+        fresh = self.parent[targets] < 0
+        candidates, candidate_parents = targets[fresh], sources[fresh]
+        # Reversed fancy assignment: the earliest edge is written last and wins.
+        self.parent[candidates[::-1]] = candidate_parents[::-1]
+        claimed = np.zeros(self.n, dtype=bool)
+        claimed[candidates] = True
+        new = np.flatnonzero(claimed)
+        work = self._work
+        work.recv_cycles = received * costs.message_unpack_cycles + self.per_node(new) * costs.vertex_visit_cycles
+        work.next_frontier = new
+
+    def bottom_up_work(self) -> _LevelWork:
+        costs = self.machine.node.compute
+        in_frontier = np.zeros(self.n, dtype=bool)
+        in_frontier[self.frontier] = True
+        unvisited = np.flatnonzero(self.parent < 0)
+        found, examined = first_frontier_neighbour(self.graph, unvisited, in_frontier)
+        claimed = found >= 0
+        new = unvisited[claimed]
+        self.parent[new] = found[claimed]
+        probes = self.per_node(unvisited, examined)
+        return _LevelWork(
+            direction=BOTTOM_UP,
+            send_cycles=probes * costs.bitmap_probe_cycles + self.per_node(new) * costs.vertex_visit_cycles,
+            recv_cycles=np.zeros(self.N),
+            edges_examined=int(examined.sum()),
+            next_frontier=new,
+        )
+
+    # --------------------------------------------------- the node processes
+    def level_work(self) -> _LevelWork:
+        """This level's work for all nodes, computed once when the first node
+        asks for it (see the module docstring)."""
+        if self._work is None:
+            if self.direction == TOP_DOWN:
+                self._work = self.top_down_work()
+            else:
+                self._work = self.bottom_up_work()
+        return self._work
+
+    def node_program(self, rank: int):
+        env = self.ctx.env
+        coll = self.ctx.collectives
+        node = self.machine.node
+        while not self._done:
+            compute = 0.0
+            if self.direction == BOTTOM_UP:
+                result = yield coll.allgather(rank, self.block / 8)
+                self._level_comm[0] = result.cost_s
+            work = self.level_work()
+            busy = float(node.seconds(work.send_cycles[rank]))
+            compute += busy
+            yield env.timeout(busy)
+            if work.direction == TOP_DOWN:
+                result = yield coll.alltoallv(rank, self._deliver)
+                self._level_comm[1] = result.cost_s
+                self._exchange = result.exchange
+                busy = float(node.seconds(work.recv_cycles[rank]))
+                compute += busy
+                yield env.timeout(busy)
+            self._node_compute[rank] = compute
+            yield coll.allreduce(rank, self._local_counts(rank), np.add, on_complete=self._finish_level)
+
+    def _deliver(self):
+        self.top_down_receive()
+        return self._work.payload, None, None
+
+    def _local_counts(self, rank: int) -> np.ndarray:
+        """(next frontier vertices, their edges) owned by ``rank``."""
+        nf = self._work.next_frontier
+        lo, hi = np.searchsorted(nf, [rank * self.block, (rank + 1) * self.block])
+        return np.array([hi - lo, int(self.degree[nf[lo:hi]].sum())], dtype=np.int64)
+
+    def _finish_level(self, closing) -> None:
+        """Runs once per level, when the closing allreduce completes and
+        before any node resumes: record the level, choose what is next."""
+        env = self.ctx.env
+        work = self._work
+        next_vertices, next_edges = int(closing.value[0]), int(closing.value[1])
+        time_s = env.now - self._level_start
+        comm = float(self._level_comm.sum()) + closing.cost_s
+        compute_mean = float(self._node_compute.mean())
+        exchange = self._exchange
+        self.records.append(LevelRecord(
+            root=self.root,
+            level=self._level,
+            direction=work.direction,
+            frontier_vertices=int(len(self.frontier)),
+            edges_examined=int(work.edges_examined),
+            messages=exchange.packets if exchange else 0,
+            bytes=exchange.payload_bytes if exchange else 0.0,
+            time_s=time_s,
+            compute_s=compute_mean,
+            communication_s=comm,
+            synchronisation_s=max(time_s - compute_mean - comm, 0.0),
+            compute_max_s=float(self._node_compute.max()),
+            bottleneck=exchange.bottleneck if exchange else "none",
+        ))
+        self.unexplored_edges -= next_edges
+        if self.algorithm.direction_optimising:
+            self.direction = choose_direction(
+                self.direction,
+                frontier_edges=next_edges,
+                unexplored_edges=self.unexplored_edges,
+                frontier_vertices=next_vertices,
+                prev_frontier_vertices=len(self.frontier),
+                num_vertices=self.n,
+                alpha=self.algorithm.alpha,
+                beta=self.algorithm.beta,
+            )
+        self.frontier = work.next_frontier
+        self._work = None
+        self._exchange = None
+        self._level_comm[:] = 0.0
+        self._level += 1
+        self._level_start = env.now
+        self._done = next_vertices == 0
+
+    def execute(self) -> RootRun:
+        env = self.ctx.env
+        for rank in range(self.N):
+            env.process(self.node_program(rank))
+        env.run()
+        return RootRun(root=self.root, parent=self.parent, time_s=env.now, levels=self.records)
+
+
+ALGORITHM_VARIANTS = {
+    "bsp1d-do": BSP1D("bsp1d-do", direction_optimising=True),
+    "bsp1d-topdown": BSP1D("bsp1d-topdown", direction_optimising=False),
+}

@@ -1,0 +1,63 @@
+"""Flat result records: one per BFS level, one per root.
+
+They serialise to JSON and load into a table without custom code
+(``pandas.DataFrame(doc["levels"])``). Times are simulated seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class LevelRecord:
+    """One BFS level of one root, summed over all nodes.
+
+    ``time_s = compute_s + communication_s + synchronisation_s``, where
+    compute is the mean over nodes of their busy time, communication the
+    priced collectives and exchanges, and synchronisation the rest: time
+    nodes spent waiting for the slowest one.
+    """
+
+    root: int
+    level: int
+    direction: str
+    frontier_vertices: int
+    edges_examined: int
+    messages: int
+    bytes: float
+    time_s: float
+    compute_s: float
+    communication_s: float
+    synchronisation_s: float
+    compute_max_s: float = 0.0
+    bottleneck: str = "none"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class RootRun:
+    """What an algorithm returns for one root."""
+
+    root: int
+    parent: np.ndarray
+    time_s: float
+    levels: list[LevelRecord] = field(default_factory=list)
+
+
+@dataclass
+class RootRecord:
+    root: int
+    edges: int
+    time_s: float
+    teps: float
+    valid: bool | None  # None when validation was skipped
+    levels: int
+    validation_failures: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
