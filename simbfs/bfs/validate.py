@@ -1,0 +1,199 @@
+"""The five Graph500 BFS validation rules, vectorised.
+
+1. The parent array is a tree rooted at `root`: parent[root] == root, every
+   reached vertex has a reached parent, and following parents from any
+   reached vertex ends at the root (no cycles).
+2. Tree edges join vertices whose BFS levels differ by exactly one.
+3. Every input tuple joins vertices whose levels differ by at most one, or
+   both endpoints are unreached.
+4. The tree spans the root's component: no input tuple has exactly one
+   reached endpoint.
+5. Each reached vertex other than the root shares an input edge with its
+   parent.
+
+Levels are the tree depths, found by pointer jumping (each round doubles
+how far every vertex's ancestor pointer reaches, so ~log2(n) vectorised
+rounds; a pointer that never reaches the root marks a cycle). Graph500's
+validator sees only the parent array, and then rule 2 holds by
+construction; when the caller also passes the BFS's own `level` array, rule
+2 checks that array against the tree and rule 3 uses it, so a search that
+reports wrong levels is caught too.
+
+Rule 5 uses the CSR (self-loops and duplicates dropped, which cannot change
+adjacency of distinct vertices): a vectorised binary search for the parent
+in each vertex's sorted neighbour list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from simbfs.bfs.result import UNREACHED
+
+_TUPLE_BATCH = 1 << 24
+
+
+@dataclass
+class ValidationReport:
+    ok: bool
+    failures: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def _example(mask: np.ndarray) -> tuple[int, int]:
+    """(first index where mask holds, how many hold)."""
+    where = np.flatnonzero(mask)
+    return int(where[0]), int(where.size)
+
+
+def _tree_depths(parent: np.ndarray, root: int, reached: np.ndarray, usable: np.ndarray):
+    """Depth of every reached vertex; -1 where following parents never reaches root."""
+    n = parent.size
+    ancestor = np.where(usable, parent, np.arange(n))
+    ancestor[root] = root
+    distance = (reached & (np.arange(n) != root)).astype(np.int64)
+    # After r rounds ancestor[v] is v's 2**r-th ancestor (capped at the root).
+    for _ in range(max(1, int(n).bit_length() + 1)):
+        pending = ancestor != root
+        pending &= reached
+        if not pending.any():
+            break
+        distance += distance[ancestor]
+        ancestor = ancestor[ancestor]
+    depth = np.where(reached & (ancestor == root), distance, UNREACHED)
+    return depth
+
+
+def _is_neighbour(indptr: np.ndarray, indices: np.ndarray, vertices: np.ndarray,
+                  candidates: np.ndarray) -> np.ndarray:
+    """candidates[i] in neighbours(vertices[i]), by binary search in sorted CSR rows."""
+    low = indptr[vertices].copy()
+    end = indptr[vertices + 1]
+    high = end.copy()
+    if indices.size == 0:
+        return np.zeros(vertices.size, dtype=bool)
+    last = indices.size - 1
+    while True:
+        active = low < high
+        if not active.any():
+            break
+        middle = (low + high) // 2
+        go_right = active & (indices[np.minimum(middle, last)] < candidates)
+        low = np.where(go_right, middle + 1, low)
+        high = np.where(active & ~go_right, middle, high)
+    return (low < end) & (indices[np.minimum(low, last)] == candidates)
+
+
+def validate_bfs_tree(graph, root: int, parent: np.ndarray,
+                      level: np.ndarray | None = None) -> ValidationReport:
+    """Check a BFS parent array (and optionally its levels) against the five rules."""
+    n = graph.num_vertices
+    failures: list[str] = []
+    parent = np.asarray(parent)
+    if parent.shape != (n,):
+        return ValidationReport(False, [
+            f"rule 1 (tree): parent array has shape {parent.shape}, expected ({n},)"])
+    if not 0 <= root < n:
+        return ValidationReport(False, [f"rule 1 (tree): root {root} is not a vertex"])
+    parent = parent.astype(np.int64, copy=False)
+    reached = parent != UNREACHED
+
+    # Rule 1 -----------------------------------------------------------------
+    if parent[root] != root:
+        failures.append(f"rule 1 (tree): parent[root={root}] is {parent[root]}, expected {root}")
+    in_range = (parent >= 0) & (parent < n)
+    if (reached & ~in_range).any():
+        vertex, count = _example(reached & ~in_range)
+        failures.append(f"rule 1 (tree): vertex {vertex} has invalid parent {parent[vertex]} "
+                        f"({count} such vertices)")
+    usable = reached & in_range
+    usable[usable] = reached[parent[usable]]
+    orphaned = reached & in_range & ~usable
+    if orphaned.any():
+        vertex, count = _example(orphaned)
+        failures.append(f"rule 1 (tree): vertex {vertex}'s parent {parent[vertex]} is unreached "
+                        f"({count} such vertices)")
+    depth = _tree_depths(parent, root, reached, usable)
+    cyclic = reached & (depth == UNREACHED)
+    cyclic[root] = False
+    if cyclic.any():
+        vertex, count = _example(cyclic)
+        failures.append(f"rule 1 (tree): following parents from vertex {vertex} never reaches "
+                        f"the root (cycle; {count} such vertices)")
+
+    # Rule 2 -----------------------------------------------------------------
+    children = usable.copy()
+    children[root] = False
+    if level is None:
+        levels = depth
+    else:
+        levels = np.asarray(level)
+        if levels.shape != (n,):
+            failures.append(f"rule 2 (tree levels): level array has shape {levels.shape}, "
+                            f"expected ({n},)")
+            levels = depth
+        else:
+            levels = levels.astype(np.int64, copy=False)
+            if levels[root] != 0:
+                failures.append(f"rule 2 (tree levels): level[root={root}] is {levels[root]}, "
+                                "expected 0")
+            mismatch = (levels != UNREACHED) != reached
+            if mismatch.any():
+                vertex, count = _example(mismatch)
+                failures.append(f"rule 2 (tree levels): vertex {vertex} has level "
+                                f"{levels[vertex]} but parent {parent[vertex]} "
+                                f"({count} vertices disagree on being reached)")
+    tree_child = np.flatnonzero(children)
+    step = levels[tree_child] - levels[parent[tree_child]]
+    defined = (levels[tree_child] != UNREACHED) & (levels[parent[tree_child]] != UNREACHED)
+    wrong_step = defined & (step != 1)
+    if wrong_step.any():
+        index, count = _example(wrong_step)
+        vertex = int(tree_child[index])
+        failures.append(f"rule 2 (tree levels): tree edge {parent[vertex]}->{vertex} joins levels "
+                        f"{levels[parent[vertex]]} and {levels[vertex]} ({count} such edges)")
+
+    # Rules 3 and 4: over every input tuple ------------------------------------
+    edges = graph.edges
+    rule3_count = rule4_count = 0
+    rule3_example = rule4_example = None
+    for start in range(0, len(edges), _TUPLE_BATCH):
+        src = edges.src[start:start + _TUPLE_BATCH]
+        dst = edges.dst[start:start + _TUPLE_BATCH]
+        src_level = levels[src]
+        dst_level = levels[dst]
+        known = (src_level != UNREACHED) & (dst_level != UNREACHED)
+        too_far = known & (np.abs(src_level - dst_level) > 1)
+        if too_far.any():
+            index, count = _example(too_far)
+            rule3_count += count
+            rule3_example = rule3_example or (int(src[index]), int(dst[index]),
+                                              int(src_level[index]), int(dst_level[index]))
+        straddles = reached[src] != reached[dst]
+        if straddles.any():
+            index, count = _example(straddles)
+            rule4_count += count
+            rule4_example = rule4_example or (int(src[index]), int(dst[index]))
+    if rule3_count:
+        u, v, lu, lv = rule3_example
+        failures.append(f"rule 3 (input edges span at most one level): edge ({u}, {v}) joins "
+                        f"levels {lu} and {lv} ({rule3_count} such tuples)")
+    if rule4_count:
+        u, v = rule4_example
+        failures.append(f"rule 4 (tree spans the component): edge ({u}, {v}) has exactly one "
+                        f"reached endpoint ({rule4_count} such tuples)")
+
+    # Rule 5 -----------------------------------------------------------------
+    tree_child = np.flatnonzero(children)
+    adjacent = _is_neighbour(graph.indptr, graph.indices, tree_child, parent[tree_child])
+    if not adjacent.all():
+        index, count = _example(~adjacent)
+        vertex = int(tree_child[index])
+        failures.append(f"rule 5 (parent is a neighbour): vertex {vertex} and its parent "
+                        f"{parent[vertex]} share no input edge ({count} such vertices)")
+
+    return ValidationReport(ok=not failures, failures=failures)
