@@ -1,0 +1,200 @@
+"""The `simbfs` command line.
+
+    simbfs run MACHINE [options]     simulate Graph500 BFS on a machine model
+    simbfs machines [--describe M]   list the bundled machine models
+
+A user's mistake (a bad file, option or size) prints one line starting with
+"simbfs: error:" and exits with status 2; no traceback, no output file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from .errors import UserError
+
+EPILOG_RUN = """\
+examples:
+  simbfs run bluegene_q --nodes 512 --scale 16
+      BlueGene/Q midplane, Graph500 Kronecker graph of 2^16 vertices, 8 roots
+  simbfs run bluegene_q --nodes 512 --scale 16 --set network.link_bandwidth="4 GB/s"
+      what if the torus links were twice as fast?
+  simbfs run cell_be --graph uniform --arity 16 --scale 14 --json cell.json
+      the Cell BE on a uniform-arity graph, results as JSON
+  simbfs run my_machine.yaml --nodes 64 --scale 14
+      your own machine file (start from a bundled one: see `simbfs machines`)
+
+The TEPS printed are *simulated*: edges of the root's component divided by
+the simulated BFS time on the modelled machine. Every BFS tree is checked
+with the five Graph500 validation rules unless --no-validate is given.
+Generated graphs are cached in $SIMBFS_CACHE (default ~/.cache/simbfs).
+"""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"cannot be negative, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be greater than zero, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .algorithms import ALGORITHMS
+
+    parser = argparse.ArgumentParser(
+        prog="simbfs",
+        description="Discrete-event simulation of supercomputers running the Graph500 breadth-first search.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    run = sub.add_parser(
+        "run",
+        help="simulate BFS on a machine model and report predicted TEPS",
+        description="Generate (or load from cache) a Graph500 graph, run the BFS of the chosen algorithm "
+                    "as simulated processes on the machine model, validate every BFS tree, and report "
+                    "Graph500-style TEPS statistics and a per-level breakdown of the simulated time.",
+        epilog=EPILOG_RUN,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument("machine", metavar="MACHINE",
+                     help="a bundled machine name (see `simbfs machines`) or the path of a machine YAML file")
+    run.add_argument("--nodes", type=_positive_int, metavar="N",
+                     help="simulated nodes (default: the machine's nodes.default); a torus needs a partition size")
+    run.add_argument("--scale", type=_positive_int, default=16, metavar="S",
+                     help="graph of 2^S vertices (default 16)")
+    run.add_argument("--graph", choices=("kronecker", "uniform"), default="kronecker",
+                     help="Graph500 Kronecker graph, or the uniform-arity graph of the Cell paper (default kronecker)")
+    run.add_argument("--edgefactor", type=_positive_int, default=16, metavar="E",
+                     help="Kronecker edges per vertex (default 16, as Graph500)")
+    run.add_argument("--arity", type=_positive_float, default=16.0, metavar="A",
+                     help="uniform graph: each vertex's arity is uniform in [0, 2A] (default 16)")
+    run.add_argument("--roots", type=_positive_int, default=8, metavar="K",
+                     help="search keys to run (default 8; Graph500 uses 64)")
+    run.add_argument("--seed", type=_non_negative_int, default=1, metavar="X",
+                     help="seed of the graph and of the search keys (default 1)")
+    run.add_argument("--algorithm", choices=sorted(ALGORITHMS), metavar="NAME",
+                     help="BFS variant: " + ", ".join(sorted(ALGORITHMS)) + " (default: the machine's)")
+    run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a machine parameter for a what-if study, e.g. "
+                          "--set network.link_bandwidth='4 GB/s' (repeatable)")
+    run.add_argument("--json", type=Path, metavar="PATH", help="also write the result as a JSON document")
+    run.add_argument("--no-validate", dest="validate", action="store_false",
+                     help="skip Graph500 validation of the BFS trees (the output says so)")
+    run.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+
+    machines = sub.add_parser("machines", help="list the bundled machine models",
+                              description="List the bundled machine models, or describe one parameter by parameter.")
+    machines.add_argument("--describe", metavar="MACHINE",
+                          help="print every parameter of MACHINE with its value and source")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "run":
+            return _cmd_run(args)
+        return _cmd_machines(args)
+    except UserError as exc:
+        print(f"simbfs: error: {exc}", file=sys.stderr)
+        return UserError.exit_status
+    except KeyboardInterrupt:
+        print("simbfs: interrupted", file=sys.stderr)
+        return 130
+
+
+def _cmd_run(args) -> int:
+    from .report import format_run
+    from .runner import RunConfig, run
+
+    if args.json is not None:
+        _check_writable(args.json)
+    config = RunConfig(
+        machine=args.machine, nodes=args.nodes, scale=args.scale, graph=args.graph,
+        edgefactor=args.edgefactor, arity=args.arity, roots=args.roots, seed=args.seed,
+        algorithm=args.algorithm, overrides=list(args.overrides), validate=args.validate,
+    )
+
+    def progress(message: str) -> None:
+        if not args.quiet:
+            print(f"  {message}", file=sys.stderr, flush=True)
+
+    doc = run(config, progress)
+    print(format_run(doc))
+    if args.json is not None:
+        _write_atomically(args.json, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    if doc["validated"] and not doc["all_valid"]:
+        return 1
+    return 0
+
+
+def _check_writable(path: Path) -> None:
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UserError(f"cannot write --json {path}: directory {parent} does not exist; create it first")
+    if path.is_dir():
+        raise UserError(f"--json {path} is a directory; give a file name such as {path / 'result.json'}")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write via a temporary file in the same directory, then rename: a
+    reader never sees half a document."""
+    parent = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _cmd_machines(args) -> int:
+    from .machine import bundled_machines, load_machine
+    from .report import describe_machine
+
+    if args.describe:
+        print(describe_machine(load_machine(args.describe)))
+        return 0
+    names = bundled_machines()
+    width = max((len(n) for n in names), default=0)
+    for name in names:
+        machine = load_machine(name)
+        print(f"{name:<{width}}  {machine.description}")
+    print("\n`simbfs machines --describe NAME` shows every parameter with its source.")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Human-readable text for run results and machine models."""
+
+from __future__ import annotations
+
+from .machine import schema
+from .machine.model import Machine
+from .runner import levels_of, representative_root, teps_table_rows
+from .units import format_quantity
+
+
+def _teps(value: float) -> str:
+    for unit, scale in (("TTEPS", 1e12), ("GTEPS", 1e9), ("MTEPS", 1e6), ("kTEPS", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.4g} {unit}"
+    return f"{value:.4g} TEPS"
+
+
+def _time(seconds: float) -> str:
+    return format_quantity(seconds, "time")
+
+
+def format_run(doc: dict) -> str:
+    graph = doc["graph"]
+    shape = f"edgefactor {graph['edgefactor']}" if graph["kind"] == "kronecker" else f"arity {graph['arity']:g}"
+    lines = [
+        f"simbfs {doc['simbfs_version']}  mode: {doc['mode']}",
+        f"machine    {doc['machine']} ({doc['topology']}), {doc['nodes']} nodes",
+        f"algorithm  {doc['algorithm']}",
+        f"graph      {graph['kind']} scale {graph['scale']}, {shape}, seed {graph['seed']}: "
+        f"{graph['vertices']:,} vertices, {graph['input_edges']:,} input edges",
+    ]
+    if doc["overrides"]:
+        lines.append("overrides  " + ", ".join(doc["overrides"]))
+    roots = doc["roots"]
+    if doc["validated"]:
+        bad = [r["root"] for r in roots if not r["valid"]]
+        verdict = "all valid" if not bad else f"INVALID for roots {bad}"
+        lines.append(f"validation {len(roots)} BFS trees checked against the 5 Graph500 rules: {verdict}")
+    else:
+        lines.append("validation SKIPPED (--no-validate): the BFS trees were not checked")
+    lines.append("")
+    lines.append(f"Simulated TEPS over {len(roots)} roots (Graph500 statistics):")
+    for name, value in teps_table_rows(doc):
+        lines.append(f"  {name:<14} {_teps(value):>14}")
+    times = [r["time_s"] for r in roots]
+    lines.append(f"  {'BFS time':<14} {_time(min(times)):>14} .. {_time(max(times))}")
+    lines.append("")
+    root = representative_root(doc)
+    lines.append(f"Per level, root {root} (the median root; --json has every root):")
+    lines.append(format_levels(levels_of(doc, root)))
+    return "\n".join(lines)
+
+
+def format_levels(levels: list[dict]) -> str:
+    header = ("level", "direction", "frontier", "edges", "messages", "bytes",
+              "time", "compute", "comm", "sync")
+    rows = [header]
+    for lv in levels:
+        rows.append((
+            str(lv["level"]), lv["direction"], f"{lv['frontier_vertices']:,}", f"{lv['edges_examined']:,}",
+            f"{lv['messages']:,}", format_quantity(lv["bytes"], "size"), _time(lv["time_s"]),
+            _time(lv["compute_s"]), _time(lv["communication_s"]), _time(lv["synchronisation_s"]),
+        ))
+    total = sum(lv["time_s"] for lv in levels)
+    rows.append(("total", "", "", f"{sum(lv['edges_examined'] for lv in levels):,}",
+                 f"{sum(lv['messages'] for lv in levels):,}",
+                 format_quantity(sum(lv["bytes"] for lv in levels), "size"), _time(total),
+                 _time(sum(lv["compute_s"] for lv in levels)),
+                 _time(sum(lv["communication_s"] for lv in levels)),
+                 _time(sum(lv["synchronisation_s"] for lv in levels))))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    out = []
+    for i, row in enumerate(rows):
+        cells = [row[0].rjust(widths[0]), row[1].ljust(widths[1])]
+        cells += [cell.rjust(width) for cell, width in zip(row[2:], widths[2:])]
+        out.append("  " + "  ".join(cells))
+        if i == 0 or i == len(rows) - 2:
+            out.append("  " + "  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def describe_machine(machine: Machine) -> str:
+    """Every declared parameter with its value and source."""
+    lines = [f"{machine.name}: {machine.description}", f"file: {machine.origin}"]
+    if machine.paper:
+        lines.append(f"paper: {machine.paper}")
+    lines.append("")
+    for path, declaration in schema.walk():
+        if path not in machine.sources:
+            continue
+        value = _lookup(machine, path)
+        shown = format_quantity(value, declaration.kind) if isinstance(declaration, schema.Param) else str(value)
+        lines.append(f"  {path:<32} {shown:<14} {machine.sources[path]}")
+    partitions = machine.network.partitions
+    if partitions:
+        lines.append("")
+        lines.append("  torus partitions: " + ", ".join(
+            f"{n}={'x'.join(map(str, s))}" for n, s in sorted(partitions.items())))
+    return "\n".join(lines)
+
+
+_ATTRIBUTE = {
+    "nodes.default": "default_nodes",
+    "nodes.max": "max_nodes",
+}
+
+
+def _lookup(machine: Machine, path: str):
+    """The model's value for a schema path (fields carry a unit suffix)."""
+    if path in _ATTRIBUTE:
+        return getattr(machine, _ATTRIBUTE[path])
+    if path == "dma.bandwidth_curve":
+        dma = machine.dma
+        return ", ".join(f"{format_quantity(b, 'size')}: {format_quantity(w, 'bandwidth')}"
+                         for b, w in zip(dma.curve_block_bytes, dma.curve_bandwidth_Bps))
+    obj = machine
+    *sections, leaf = path.split(".")
+    for section in sections:
+        obj = getattr(obj, section)
+    for suffix in ("", "_hz", "_bytes", "_Bps", "_s", "_cycles"):
+        if hasattr(obj, leaf + suffix):
+            return getattr(obj, leaf + suffix)
+    raise AttributeError(path)

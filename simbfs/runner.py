@@ -1,0 +1,145 @@
+"""One `simbfs run`: machine + graph + algorithm -> a validated, Graph500-style result.
+
+The harness (after GAP's benchmark.h): the algorithm, the validator and the
+statistics are separate pieces handed to one loop over search keys. Every
+size is checked before anything large is allocated, so an impossible run
+fails in a second with a message, not after minutes with a MemoryError.
+
+The result is a plain dict (the `--json` document): stable keys, flat
+per-root and per-level records, no wall-clock times or dates, so the same
+command and seed give a byte-identical document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from . import __version__
+from .algorithms import get_algorithm
+from .bfs import teps_statistics, validate_bfs_tree
+from .engine import Simulation
+from .errors import UserError
+from .graph import GraphSpec, load_graph, search_keys
+from .machine import load_machine
+from .records import RootRecord
+from .units import format_quantity
+
+DEFAULT_ALGORITHM = "bsp1d-do"
+MAX_ROOTS = 64
+
+
+@dataclass
+class RunConfig:
+    machine: str
+    nodes: int | None = None
+    scale: int = 16
+    graph: str = "kronecker"
+    edgefactor: int = 16
+    arity: float = 16.0
+    roots: int = 8
+    seed: int = 1
+    algorithm: str | None = None
+    overrides: list[str] = field(default_factory=list)
+    validate: bool = True
+    cache_dir: str | None = None
+
+
+def _nothing(_message: str) -> None:
+    pass
+
+
+def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
+    """Execute ``config`` and return the result document."""
+    if not 1 <= config.roots <= MAX_ROOTS:
+        raise UserError(f"--roots must be between 1 and {MAX_ROOTS} (Graph500 uses 64), got {config.roots}")
+    machine = load_machine(config.machine, config.overrides)
+    nodes = config.nodes if config.nodes is not None else machine.default_nodes
+    algorithm = get_algorithm(config.algorithm or machine.algorithm or DEFAULT_ALGORITHM)
+    spec = GraphSpec(kind=config.graph, scale=config.scale, edgefactor=config.edgefactor,
+                     arity=config.arity, seed=config.seed)
+    sim = Simulation(machine, nodes)
+    _check_fits_machine(spec, machine, nodes, algorithm)
+
+    graph = load_graph(spec, config.cache_dir, progress=progress)
+    keys = search_keys(graph, config.roots, seed=config.seed)
+    if len(keys) == 0:
+        raise UserError("the graph has no vertex with an edge to start a search from; use a larger --scale or --arity")
+
+    roots: list[RootRecord] = []
+    levels: list[dict] = []
+    for i, root in enumerate(keys, start=1):
+        progress(f"root {i}/{len(keys)}: vertex {int(root)}")
+        result = algorithm.run(sim, graph, int(root))
+        edges = graph.input_edges_in_component(result.parent >= 0)
+        valid, failures = None, []
+        if config.validate:
+            report = validate_bfs_tree(graph, int(root), result.parent)
+            valid, failures = bool(report.ok), list(report.failures)
+            if not report.ok:
+                progress(f"root {int(root)}: BFS tree INVALID: {failures[0]}")
+        teps = edges / result.time_s if result.time_s > 0 else 0.0
+        roots.append(RootRecord(root=int(root), edges=int(edges), time_s=result.time_s, teps=teps,
+                                valid=valid, levels=len(result.levels), validation_failures=failures))
+        levels.extend(level.as_dict() for level in result.levels)
+
+    return {
+        "simbfs_version": __version__,
+        "mode": "executed",
+        "machine": machine.name,
+        "machine_file": machine.origin,
+        "overrides": list(config.overrides),
+        "nodes": nodes,
+        "topology": sim.topology.describe(),
+        "algorithm": algorithm.name,
+        "scale": spec.scale,
+        "graph": {
+            "kind": spec.kind,
+            "scale": spec.scale,
+            "edgefactor": spec.edgefactor if spec.kind == "kronecker" else None,
+            "arity": spec.arity if spec.kind == "uniform" else None,
+            "seed": spec.seed,
+            "vertices": graph.num_vertices,
+            "input_edges": int(graph.num_input_edges),
+        },
+        "validated": config.validate,
+        "all_valid": all(r.valid for r in roots) if config.validate else None,
+        "teps": teps_statistics([r.teps for r in roots]),
+        "roots": [r.as_dict() for r in roots],
+        "levels": levels,
+    }
+
+
+def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> None:
+    """Refuse graphs that the *simulated* machine could not hold."""
+    n = spec.num_vertices()
+    if nodes > n:
+        raise UserError(f"{nodes} nodes for a graph of {n} vertices leaves nodes without a vertex; "
+                        f"use --scale {max(1, (nodes - 1).bit_length())} or more, or fewer --nodes")
+    need = algorithm.node_memory_bytes(n, 2 * spec.num_input_edges_estimate(), nodes)
+    have = machine.node.memory_bytes
+    if need > have:
+        raise UserError(f"scale {spec.scale} on {nodes} nodes needs about {format_quantity(need, 'size')} per node, "
+                        f"but a {machine.name} node has {format_quantity(have, 'size')} (node.memory); "
+                        f"use more --nodes or a smaller --scale")
+
+
+def teps_table_rows(doc: dict) -> list[tuple[str, float]]:
+    t = doc["teps"]
+    return [(k, t[k]) for k in ("harmonic_mean", "min", "q1", "median", "q3", "max")]
+
+
+def representative_root(doc: dict) -> int:
+    """The root whose TEPS is the median (the per-level table shows it)."""
+    ordered = sorted(doc["roots"], key=lambda r: (r["teps"], r["root"]))
+    return ordered[(len(ordered) - 1) // 2]["root"]
+
+
+def levels_of(doc: dict, root: int) -> list[dict]:
+    return [level for level in doc["levels"] if level["root"] == root]
+
+
+def as_float_array(values) -> np.ndarray:
+    return np.asarray(list(values), dtype=np.float64)
