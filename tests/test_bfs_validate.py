@@ -1,0 +1,92 @@
+"""Each Graph500 validation rule catches a tree broken in exactly that way."""
+
+import numpy as np
+
+from simbfs.bfs import bfs_reference, validate_bfs_tree
+from simbfs.graph import EdgeList, GraphSpec, build_csr, generate_graph, search_keys
+
+
+def hand_graph(tuples, num_vertices=8):
+    src, dst = (np.array(column, dtype=np.int32) for column in zip(*tuples))
+    return build_csr(GraphSpec("kronecker", 3), EdgeList(src, dst, num_vertices))
+
+
+def rules_failed(report):
+    return {failure.split(" ")[1] for failure in report.failures}
+
+
+def test_valid_trees_pass():
+    graph = generate_graph(GraphSpec("kronecker", 10))
+    for root in search_keys(graph, 8):
+        result = bfs_reference(graph, root)
+        assert validate_bfs_tree(graph, root, result.parent).ok
+        report = validate_bfs_tree(graph, root, result.parent, result.level)
+        assert report.ok and report.failures == []
+
+
+def test_rule_1_cycle():
+    graph = hand_graph([(0, 1), (1, 2), (2, 3)])
+    parent = np.array([0, 0, 1, 2, -1, -1, -1, -1])
+    assert validate_bfs_tree(graph, 0, parent).ok
+    parent[2], parent[3] = 3, 2  # 2 <-> 3: adjacent, but a cycle off the root
+    report = validate_bfs_tree(graph, 0, parent)
+    assert not report.ok and rules_failed(report) == {"1"}
+    assert "vertex 2" in report.failures[0]
+
+
+def test_rule_1_root_not_its_own_parent():
+    graph = hand_graph([(0, 1), (1, 2)])
+    parent = np.array([1, 0, 1, -1, -1, -1, -1, -1])
+    report = validate_bfs_tree(graph, 0, parent)
+    assert not report.ok and "1" in rules_failed(report)
+
+
+def test_rule_2_tree_edge_within_a_level():
+    graph = hand_graph([(0, 1), (1, 2), (2, 3), (3, 0), (1, 3)])
+    level = np.array([0, 1, 2, 1, -1, -1, -1, -1])
+    parent = np.array([0, 0, 1, 0, -1, -1, -1, -1])
+    assert validate_bfs_tree(graph, 0, parent, level).ok
+    parent[3] = 1  # a neighbour on the same level: still a tree, wrong level step
+    report = validate_bfs_tree(graph, 0, parent, level)
+    assert not report.ok and rules_failed(report) == {"2"}
+    assert "1->3" in report.failures[0]
+
+
+def test_rule_3_input_edge_spans_two_levels():
+    graph = hand_graph([(0, 1), (1, 2), (0, 2)])
+    parent = np.array([0, 0, 0, -1, -1, -1, -1, -1])
+    assert validate_bfs_tree(graph, 0, parent).ok
+    parent[2] = 1  # a valid spanning tree, but not breadth-first
+    report = validate_bfs_tree(graph, 0, parent)
+    assert not report.ok and rules_failed(report) == {"3"}
+    assert "(0, 2)" in report.failures[0] or "(2, 0)" in report.failures[0]
+
+
+def test_rule_4_component_not_spanned():
+    graph = hand_graph([(0, 1), (1, 2)])
+    parent = np.array([0, 0, 1, -1, -1, -1, -1, -1])
+    parent[2] = -1  # leave a leaf of the root's component unreached
+    report = validate_bfs_tree(graph, 0, parent)
+    assert not report.ok and rules_failed(report) == {"4"}
+    assert "(1, 2)" in report.failures[0]
+
+
+def test_rule_5_parent_not_adjacent():
+    graph = hand_graph([(0, 1), (0, 2), (1, 3)])
+    parent = np.array([0, 0, 0, 1, -1, -1, -1, -1])
+    assert validate_bfs_tree(graph, 0, parent).ok
+    parent[3] = 2  # same depth as before, but 2 and 3 share no edge
+    report = validate_bfs_tree(graph, 0, parent)
+    assert not report.ok and rules_failed(report) == {"5"}
+    assert "vertex 3" in report.failures[0]
+
+
+def test_broken_kronecker_tree_is_caught():
+    graph = generate_graph(GraphSpec("kronecker", 9))
+    root = search_keys(graph, 1)[0]
+    result = bfs_reference(graph, root)
+    parent = result.parent.copy()
+    reached = np.flatnonzero((parent >= 0) & (np.arange(parent.size) != root))
+    parent[reached[0]] = -1
+    report = validate_bfs_tree(graph, root, parent)
+    assert not report.ok and "4" in rules_failed(report)

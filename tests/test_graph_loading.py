@@ -1,0 +1,78 @@
+"""load_graph: memory check before allocating, atomic .npz cache."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import simbfs.graph.loading as loading
+import simbfs.graph.memory as memory
+from simbfs.errors import UserError
+from simbfs.graph import GraphSpec, estimate_memory_bytes, generate_graph, load_graph
+
+
+def forbid_generation(monkeypatch):
+    def fail(spec):
+        raise AssertionError("graph was generated instead of read from cache")
+    monkeypatch.setattr(loading, "generate_graph", fail)
+
+
+def test_second_load_reads_cache(tmp_path, monkeypatch):
+    spec = GraphSpec("kronecker", 8, seed=3)
+    messages = []
+    first = load_graph(spec, tmp_path, progress=messages.append)
+    assert (tmp_path / f"{spec.cache_key()}.npz").exists()
+    assert any("generating kronecker scale 8" in message for message in messages)
+    forbid_generation(monkeypatch)
+    second = load_graph(spec, tmp_path)
+    for name in ("indptr", "indices", "endpoint_count"):
+        assert np.array_equal(getattr(first, name), getattr(second, name))
+    assert np.array_equal(first.edges.src, second.edges.src)
+    assert np.array_equal(first.edges.dst, second.edges.dst)
+    assert second.num_input_edges == first.num_input_edges
+    assert list(tmp_path.iterdir()) == [tmp_path / f"{spec.cache_key()}.npz"]
+
+
+def test_cache_dir_from_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIMBFS_CACHE", str(tmp_path))
+    spec = GraphSpec("uniform", 6, arity=2.0)
+    load_graph(spec)
+    assert (tmp_path / f"{spec.cache_key()}.npz").exists()
+
+
+def test_corrupt_cache_is_regenerated(tmp_path):
+    spec = GraphSpec("kronecker", 6)
+    path = tmp_path / f"{spec.cache_key()}.npz"
+    path.write_bytes(b"not a zip file")
+    graph = load_graph(spec, tmp_path)
+    expected = generate_graph(spec)
+    assert np.array_equal(graph.indices, expected.indices)
+    assert path.stat().st_size > 100
+
+
+def test_absurd_scale_rejected_before_allocating(tmp_path, monkeypatch):
+    forbid_generation(monkeypatch)
+    with pytest.raises(UserError) as error:
+        load_graph(GraphSpec("kronecker", 40), tmp_path)
+    message = str(error.value)
+    assert "scale 40" in message and "GiB" in message and "smaller --scale" in message
+
+
+def test_memory_check_uses_available_memory(tmp_path, monkeypatch):
+    forbid_generation(monkeypatch)
+    monkeypatch.setattr(memory, "available_memory_bytes", lambda: 1 << 20)
+    with pytest.raises(UserError, match="only 0.0 GiB is available"):
+        load_graph(GraphSpec("kronecker", 10), tmp_path)
+
+
+def test_estimate_is_conservative():
+    spec = GraphSpec("kronecker", 15)
+    tracemalloc.start()
+    try:
+        generate_graph(spec)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < estimate_memory_bytes(spec)
+    # Conservative but not absurd: within an order of magnitude of the data.
+    assert estimate_memory_bytes(spec) < 10 * peak + (512 << 20)
