@@ -289,6 +289,42 @@ def test_extends_a_file_by_relative_path(tmp_path):
     assert child.node.clock_hz == 1.6e9
 
 
+def test_extends_section_override_merges_key_by_key(tmp_path):
+    """Overriding network.shape in a child keeps the base's other network keys."""
+    path = write(tmp_path, {
+        "extends": "bluegene_q",
+        "name": "bgq_small",
+        "network": {"shape": [2, 2, 2, 2, 2]},
+    })
+    m = load_machine(str(path))
+    assert m.network.shape == (2, 2, 2, 2, 2)
+    assert m.network.link_bandwidth_Bps == 2e9
+
+
+def test_extends_curve_override_needs_its_own_source(tmp_path):
+    """New curve points must not inherit the base file's source."""
+    path = write(tmp_path, {
+        "extends": "cell_be",
+        "name": "cell_fast_dma",
+        "dma": {"bandwidth_curve": {"points": [["64 B", "2 GB/s"], ["1 KiB", "3 GB/s"]]}},
+    })
+    message = load_error(path)
+    assert "dma.bandwidth_curve" in message and "source" in message
+
+
+def test_extends_curve_override_with_source(tmp_path):
+    path = write(tmp_path, {
+        "extends": "cell_be",
+        "name": "cell_fast_dma",
+        "dma": {"bandwidth_curve": {"points": [["64 B", "2 GB/s"], ["1 KiB", "3 GB/s"]],
+                                    "source": "what-if: faster DMA"}},
+    })
+    m = load_machine(str(path))
+    assert m.dma.curve_bandwidth_Bps == (2e9, 3e9)
+    assert m.sources["dma.bandwidth_curve"] == "what-if: faster DMA"
+    assert m.dma.max_outstanding == 16  # inherited
+
+
 def test_extends_loop(tmp_path):
     write(tmp_path, {"extends": "b.yaml", "name": "a"}, name="a.yaml")
     write(tmp_path, {"extends": "a.yaml", "name": "b"}, name="b.yaml")

@@ -113,7 +113,7 @@ def _read_with_bases(path: Path, seen: tuple[Path, ...]) -> dict:
 def _deep_merge(base: dict, top: dict) -> dict:
     out = copy.deepcopy(base)
     for key, value in top.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict) and "value" not in value:
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and not {"value", "points", "source"} & value.keys():
             out[key] = _deep_merge(out[key], value)
         else:
             out[key] = copy.deepcopy(value)
