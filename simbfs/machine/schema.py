@@ -128,7 +128,7 @@ SCHEMA = Section(
                 "hop_latency": Param("time", "Latency added by each router hop."),
                 "injection_bandwidth": Param("bandwidth", "Bandwidth at which one node injects into (and receives from) the network."),
                 "packet_payload": Param("size", "Largest payload of one network packet."),
-                "packet_header": Param("size", "Header bytes added to every packet."),
+                "packet_header": Param("size", "Header bytes added to every packet.", positive=False),
                 "packet_granule": Param("size", "Packets occupy the wire in multiples of this many bytes."),
             },
         ),

@@ -1,0 +1,73 @@
+"""Shared fixtures: tiny hand-checkable machines, and the --runslow flag."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from simbfs.machine.loader import build_machine
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False, help="also run tests marked slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--runslow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+def _p(value):
+    return {"value": value, "source": "test: chosen so the timeline can be worked out by hand"}
+
+
+# Round numbers: 1 GB/s ports and links (1 byte per ns), 100 ns per hop,
+# 1 GHz single-core nodes (1 cycle = 1 ns), 1000 B packets with a 24 B header
+# on an 8 B granule, no software overheads unless a test sets them.
+TINY = {
+    "name": "tiny",
+    "description": "hand-checkable test machine",
+    "algorithm": "bsp1d-do",
+    "nodes": {"default": _p(2), "max": _p(64)},
+    "node": {
+        "clock": _p("1 GHz"), "cores": _p(1), "threads_per_core": _p(1),
+        "memory": _p("1 GiB"), "memory_bandwidth": _p("1 GB/s"),
+        "compute": {"edge_scan": _p(10), "bitmap_probe": _p(5), "vertex_visit": _p(20),
+                    "message_pack": _p(3), "message_unpack": _p(7)},
+    },
+    "network": {
+        "topology": "crossbar",
+        "link_bandwidth": _p("1 GB/s"), "hop_latency": _p("100 ns"), "injection_bandwidth": _p("1 GB/s"),
+        "packet_payload": _p("1000 B"), "packet_header": _p("24 B"), "packet_granule": _p("8 B"),
+    },
+    "messaging": {"edge_bytes": _p("8 B"), "send_overhead": _p("0 s"), "receive_overhead": _p("0 s")},
+    "collectives": {"stage_latency": _p("50 ns"), "bandwidth": _p("1 GB/s")},
+    "dma": {
+        "latency": _p("100 ns"),
+        "bandwidth_curve": {"points": [["64 B", "0.5 GB/s"], ["1024 B", "2 GB/s"]], "source": "test"},
+        "max_outstanding": _p(2),
+        "shared_bandwidth": _p("3 GB/s"),
+    },
+}
+
+
+def tiny_machine(**changes):
+    """The TINY machine with dotted-path changes, e.g. {"network.topology": "torus"}."""
+    raw = copy.deepcopy(TINY)
+    for path, value in changes.items():
+        node = raw
+        *sections, leaf = path.split("__") if "__" in path else path.split(".")
+        for key in sections:
+            node = node.setdefault(key, {})
+        node[leaf] = value
+    return build_machine(raw, origin="tiny")
+
+
+@pytest.fixture
+def tiny():
+    return tiny_machine

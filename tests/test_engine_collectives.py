@@ -1,0 +1,89 @@
+"""Collective rendezvous: exact timelines with ranks arriving at different times.
+
+Tiny machine: stage latency 50 ns, collective bandwidth 1 B/ns.
+"""
+
+import numpy as np
+import pytest
+import simpy
+
+from simbfs.engine import Collectives, Network, make_topology
+from tests.conftest import tiny_machine
+
+
+def setup(nodes):
+    machine = tiny_machine()
+    env = simpy.Environment()
+    net = Network(env, make_topology(machine.network, nodes), machine.network, machine.messaging)
+    return env, Collectives(env, nodes, machine.collectives, net)
+
+
+def test_barrier_releases_everyone_after_the_last_arrival_plus_its_cost():
+    env, coll = setup(4)
+    log = []
+
+    def rank(r, arrive_ns):
+        yield env.timeout(arrive_ns * 1e-9)
+        result = yield coll.barrier(r)
+        log.append((r, round(env.now * 1e9, 6), round(result.started_s * 1e9, 6)))
+
+    for r, t in enumerate([0, 10, 30, 20]):
+        env.process(rank(r, t))
+    env.run()
+    # log2(4) = 2 stages x 50 ns after the last arrival at 30 ns
+    assert sorted(log) == [(0, 130, 30), (1, 130, 30), (2, 130, 30), (3, 130, 30)]
+
+
+def test_allreduce_combines_real_values_and_charges_bytes():
+    env, coll = setup(8)
+    got = []
+
+    def rank(r):
+        result = yield coll.allreduce(r, np.array([r, 1], dtype=np.int64))
+        got.append((result.value.tolist(), round(env.now * 1e9, 6)))
+
+    for r in range(8):
+        env.process(rank(r))
+    env.run()
+    # 3 stages x 50 ns + 16 B at 1 B/ns
+    assert got == [([28, 8], 166.0)] * 8
+
+
+def test_on_complete_runs_once_before_any_rank_resumes():
+    env, coll = setup(3)
+    order = []
+
+    def rank(r):
+        yield coll.allreduce(r, np.array([1]), on_complete=lambda res: order.append("hook"))
+        order.append(r)
+
+    for r in range(3):
+        env.process(rank(r))
+    env.run()
+    assert order[0] == "hook" and sorted(order[1:]) == [0, 1, 2]
+
+
+def test_allgather_cost_is_stages_plus_the_others_share():
+    env, coll = setup(4)
+    # 4 ranks x 100 B: each receives 300 B at 1 B/ns after 2 x 50 ns
+    assert coll.allgather_cost(400) == pytest.approx(100e-9 + 300e-9)
+
+
+def test_collectives_match_calls_in_order():
+    env, coll = setup(2)
+    seen = []
+
+    def rank(r):
+        a = yield coll.allreduce(r, np.array([r + 1]))
+        b = yield coll.allreduce(r, np.array([10 * (r + 1)]))
+        seen.append((int(a.value[0]), int(b.value[0])))
+
+    env.process(rank(0))
+    env.process(rank(1))
+    env.run()
+    assert seen == [(3, 30), (3, 30)]
+
+
+def test_one_node_collectives_are_free():
+    env, coll = setup(1)
+    assert coll.barrier_cost() == 0 and coll.allreduce_cost(8) == 0 and coll.allgather_cost(8) == 0

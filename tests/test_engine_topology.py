@@ -1,0 +1,76 @@
+"""Topologies against closed forms and brute-force per-message routing."""
+
+import numpy as np
+import pytest
+
+from simbfs.engine.topology import Crossbar, Torus
+from tests.conftest import tiny_machine
+
+
+def torus(shape):
+    machine = tiny_machine(**{"network.topology": "torus", "network.shape": list(shape)})
+    return Torus(int(np.prod(shape)), machine.network)
+
+
+def test_ring_hops_take_the_short_way():
+    ring = torus([6])
+    assert [int(ring.hops(0, d)) for d in range(6)] == [0, 1, 2, 3, 2, 1]
+
+
+def test_torus_hops_are_the_sum_over_dimensions():
+    t = torus([4, 3, 2])
+    # node id is row-major: (a, b, c) -> a*6 + b*2 + c
+    assert int(t.hops(0, 2 * 6 + 1 * 2 + 1)) == 2 + 1 + 1
+
+
+def test_route_length_equals_hops():
+    t = torus([4, 3, 2])
+    for s in range(t.nodes):
+        for d in range(t.nodes):
+            assert len(t.route(s, d)) == int(t.hop_matrix[s, d])
+
+
+@pytest.mark.parametrize("n", [3, 5, 7, 9])
+def test_uniform_all_to_all_on_an_odd_ring(n):
+    # Unit traffic between every pair of an odd ring: every directed link
+    # carries sum_{d=1}^{(n-1)/2} d = (n^2 - 1) / 8 units.
+    ring = torus([n])
+    loads = ring.link_loads(np.ones((n, n)))
+    assert np.allclose(loads, (n * n - 1) / 8)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (3, 5, 7), (5, 3, 1)])
+def test_link_loads_equal_summed_routes(shape):
+    t = torus(shape)
+    traffic = np.random.default_rng(7).random((t.nodes, t.nodes))
+    expected = np.zeros(t.num_links)
+    for s in range(t.nodes):
+        for d in range(t.nodes):
+            expected[t.route(s, d)] += traffic[s, d]
+    assert np.allclose(t.link_loads(traffic), expected)
+
+
+def test_ties_split_evenly_and_conserve_byte_hops():
+    t = torus([4, 2, 4])
+    traffic = np.random.default_rng(3).random((t.nodes, t.nodes))
+    loads = t.link_loads(traffic)
+    # Every byte crosses exactly hops(s, d) links, whichever way it goes.
+    assert loads.sum() == pytest.approx((traffic * t.hop_matrix).sum())
+    # On an extent-2 dimension both directions carry the same load.
+    per_dim = loads.reshape(t.nodes, 3, 2)
+    assert np.allclose(per_dim[:, 1, 0], per_dim[:, 1, 1])
+
+
+def test_crossbar_is_one_hop_without_internal_links():
+    x = Crossbar(4)
+    assert x.hop_matrix.tolist() == [[0, 1, 1, 1], [1, 0, 1, 1], [1, 1, 0, 1], [1, 1, 1, 0]]
+    assert x.route(0, 3) == []
+    assert x.link_loads(np.ones((4, 4))).size == 0
+
+
+def test_torus_rejects_a_node_count_it_cannot_hold():
+    from simbfs.errors import UserError
+
+    machine = tiny_machine(**{"network.topology": "torus", "network.shape": [4, 4]})
+    with pytest.raises(UserError, match="holds 16 nodes"):
+        Torus(12, machine.network)
