@@ -1,0 +1,155 @@
+"""The command line as a user meets it: output, JSON, determinism, errors."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simbfs.cli import main
+
+SMALL = ["--nodes", "32", "--scale", "10", "--roots", "3"]
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIMBFS_CACHE", str(tmp_path / "cache"))
+
+
+def simbfs(*args, cwd=None):
+    env = dict(os.environ)
+    return subprocess.run([sys.executable, "-m", "simbfs.cli", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=300)
+
+
+def test_run_prints_teps_summary_and_level_table(capsys):
+    assert main(["run", "bluegene_q", *SMALL, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    for word in ("harmonic_mean", "median", "q3", "all valid", "level", "direction", "sync", "bottom-up"):
+        assert word in out
+
+
+def test_json_document_has_the_documented_fields(tmp_path):
+    path = tmp_path / "r.json"
+    assert main(["run", "bluegene_q", *SMALL, "--quiet", "--json", str(path)]) == 0
+    doc = json.loads(path.read_text())
+    assert doc["mode"] == "executed" and doc["machine"] == "bluegene_q" and doc["nodes"] == 32
+    assert doc["scale"] == 10
+    assert set(doc["teps"]) >= {"harmonic_mean", "min", "q1", "median", "q3", "max"}
+    assert len(doc["roots"]) == 3
+    for root in doc["roots"]:
+        assert set(root) >= {"root", "edges", "time_s", "teps", "valid"}
+        assert root["valid"] is True
+        assert root["teps"] == pytest.approx(root["edges"] / root["time_s"])
+    for level in doc["levels"]:
+        assert set(level) >= {"level", "direction", "frontier_vertices", "edges_examined", "messages",
+                              "bytes", "time_s", "compute_s", "communication_s", "synchronisation_s"}
+        split = level["compute_s"] + level["communication_s"] + level["synchronisation_s"]
+        assert split == pytest.approx(level["time_s"])
+    # Graph500's harmonic mean of the per-root TEPS
+    teps = [r["teps"] for r in doc["roots"]]
+    assert doc["teps"]["harmonic_mean"] == pytest.approx(len(teps) / sum(1 / t for t in teps))
+
+
+def test_same_command_and_seed_give_byte_identical_json(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    args = ["run", "cell_be", "--graph", "uniform", "--arity", "4", "--scale", "10", "--roots", "2", "--quiet"]
+    assert main([*args, "--json", str(a)]) == 0
+    assert main([*args, "--json", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_no_validate_says_so(tmp_path, capsys):
+    path = tmp_path / "r.json"
+    assert main(["run", "bluegene_q", *SMALL, "--quiet", "--no-validate", "--json", str(path)]) == 0
+    assert "SKIPPED" in capsys.readouterr().out
+    doc = json.loads(path.read_text())
+    assert doc["validated"] is False and all(r["valid"] is None for r in doc["roots"])
+
+
+def test_set_override_changes_the_prediction(tmp_path):
+    base, fast = tmp_path / "base.json", tmp_path / "fast.json"
+    common = ["run", "bluegene_q", *SMALL, "--quiet", "--algorithm", "bsp1d-topdown"]
+    assert main([*common, "--json", str(base)]) == 0
+    assert main([*common, "--set", "messaging.send_overhead=1 us", "--json", str(fast)]) == 0
+    slow_doc, base_doc = json.loads(fast.read_text()), json.loads(base.read_text())
+    assert slow_doc["overrides"] == ["messaging.send_overhead=1 us"]
+    assert slow_doc["teps"]["harmonic_mean"] < base_doc["teps"]["harmonic_mean"]
+
+
+def test_machines_lists_every_bundled_model(capsys):
+    assert main(["machines"]) == 0
+    out = capsys.readouterr().out
+    for name in ("bluegene_q", "cell_be", "sunway_taihulight", "tsubame2"):
+        assert name in out
+
+
+def test_describe_shows_values_with_sources(capsys):
+    assert main(["machines", "--describe", "bluegene_q"]) == 0
+    out = capsys.readouterr().out
+    assert "network.link_bandwidth" in out and "2 GB/s" in out and "spec sheet" in out
+
+
+BAD_YAML = "name: broken\nnode: [unclosed\n"
+UNKNOWN_KEY = "extends: bluegene_q\nnode:\n  turbo: {value: 2, source: x}\n"
+BAD_UNIT = "extends: bluegene_q\nnetwork:\n  link_bandwidth: {value: 2 GB, source: x}\n"
+NEGATIVE = "extends: bluegene_q\nnetwork:\n  link_bandwidth: {value: -2 GB/s, source: x}\n"
+
+
+@pytest.mark.parametrize("text, words", [
+    (BAD_YAML, ["malformed YAML", "line"]),
+    (UNKNOWN_KEY, ["node.turbo", "unknown key"]),
+    (BAD_UNIT, ["network.link_bandwidth", "GB/s"]),
+    (NEGATIVE, ["network.link_bandwidth", "greater than zero"]),
+])
+def test_bad_machine_files_exit_2_with_one_clear_message(tmp_path, text, words):
+    machine = tmp_path / "m.yaml"
+    machine.write_text(text)
+    out = tmp_path / "out.json"
+    result = simbfs("run", str(machine), *SMALL, "--json", str(out))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("simbfs: error:")
+    for word in words:
+        assert word in result.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("args, words", [
+    (["bluegene_q", "--nodes", "0"], ["--nodes", "at least 1"]),
+    (["bluegene_q", "--nodes", "1000", "--scale", "12"], ["no partition of 1000 nodes", "512"]),
+    (["bluegene_q", "--nodes", "32", "--scale", "38"], ["per node", "16 GiB"]),
+    (["bluegene_q", "--nodes", "65536", "--scale", "31"], ["traffic matrices", "fewer --nodes"]),
+    (["nonexistent_machine"], ["unknown machine", "bluegene_q"]),
+    (["bluegene_q", "--set", "network.warp=9"], ["no such machine parameter"]),
+    (["bluegene_q", "--set", "network.hop_latency=fast"], ["network.hop_latency", "ns"]),
+    (["bluegene_q", "--nodes", "32", "--scale", "4"], ["leaves nodes without a vertex"]),
+])
+def test_impossible_runs_exit_2_before_any_work(tmp_path, args, words):
+    out = tmp_path / "out.json"
+    result = simbfs("run", *args, "--json", str(out))
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    for word in words:
+        assert word in result.stderr
+    assert not out.exists()
+
+
+def test_graph_too_large_for_this_computer_is_refused_before_allocating(tmp_path):
+    # Scale 30 fits 1,024 simulated BG/Q nodes but not this computer.
+    result = simbfs("run", "bluegene_q", "--nodes", "1024", "--scale", "30", "--json", str(tmp_path / "o.json"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "scale 30" in result.stderr and "GiB" in result.stderr and "smaller --scale" in result.stderr
+
+
+def test_json_into_a_missing_directory_fails_before_running(tmp_path):
+    result = simbfs("run", "bluegene_q", *SMALL, "--json", str(tmp_path / "nope" / "r.json"))
+    assert result.returncode == 2 and "does not exist" in result.stderr
+
+
+def test_help_teaches_with_examples():
+    result = simbfs("run", "--help")
+    assert result.returncode == 0
+    assert "examples:" in result.stdout and "--set" in result.stdout
