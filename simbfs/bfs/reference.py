@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from simbfs.bfs.adjacency import batches_by_degree, neighbour_slots
-from simbfs.bfs.direction import BOTTOM_UP, DEFAULT_ALPHA, DEFAULT_BETA, TOP_DOWN, choose_direction
+from simbfs.bfs.direction import DEFAULT_ALPHA, DEFAULT_BETA, TOP_DOWN, choose_direction
 from simbfs.bfs.result import UNREACHED, BFSResult, LevelStats
 from simbfs.errors import UserError
 

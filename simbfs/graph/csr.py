@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simbfs.graph.edgelist import EdgeList, vertex_dtype
+from simbfs.graph.edgelist import EdgeList
 from simbfs.graph.spec import GraphSpec
 
 # Keys are processed in slices of this many tuples to bound temporaries.
