@@ -176,6 +176,7 @@ class _Run:
         self._node_compute = np.zeros(self.N)
         self._level_comm = np.zeros(2)  # allgather, alltoallv of this level
         self._exchange = None
+        self._counts = None
         self._level_start = 0.0
         self._level = 0
         self._done = False
@@ -282,10 +283,15 @@ class _Run:
         return self._work.payload, None, None
 
     def _local_counts(self, rank: int) -> np.ndarray:
-        """(next frontier vertices, their edges) owned by ``rank``."""
-        nf = self._work.next_frontier
-        lo, hi = np.searchsorted(nf, [rank * self.block, (rank + 1) * self.block])
-        return np.array([hi - lo, int(self.degree[nf[lo:hi]].sum())], dtype=np.int64)
+        """(next frontier vertices, their edges) owned by ``rank``: its
+        contribution to the closing allreduce. Computed for all ranks at
+        once, the first time any rank asks in this level."""
+        if self._counts is None:
+            nf = self._work.next_frontier
+            bounds = np.searchsorted(nf, np.arange(self.N + 1) * self.block)
+            edges = np.concatenate([[0], np.cumsum(self.degree[nf])])
+            self._counts = np.stack([np.diff(bounds), np.diff(edges[bounds])], axis=1)
+        return self._counts[rank]
 
     def _finish_level(self, closing) -> None:
         """Runs once per level, when the closing allreduce completes and
@@ -326,6 +332,7 @@ class _Run:
             )
         self.frontier = work.next_frontier
         self._work = None
+        self._counts = None
         self._exchange = None
         self._level_comm[:] = 0.0
         self._level += 1
