@@ -53,11 +53,6 @@ from ..engine import Simulation
 from ..graph import Graph
 from ..records import LevelRecord, RootRun
 
-# Bottom-up probing: this many rounds of "test the next neighbour of every
-# still-searching vertex" (cheap while many vertices search), then the
-# remaining adjacency ranges are searched at once.
-_PROBE_ROUNDS = 8
-
 
 def gather_adjacency(graph: Graph, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(source, target) for every adjacency entry of ``vertices``, in order."""
@@ -68,47 +63,38 @@ def gather_adjacency(graph: Graph, vertices: np.ndarray) -> tuple[np.ndarray, np
 def first_frontier_neighbour(graph: Graph, vertices: np.ndarray, in_frontier: np.ndarray):
     """For each vertex, its first neighbour (adjacency order) in the
     frontier, or -1; and how many adjacency entries were examined to find
-    it (all of them when there is none)."""
+    it (all of them when there is none).
+
+    Probes in rounds: the next ``width`` neighbours of every vertex still
+    searching, ``width`` doubling each round. Most vertices stop at their
+    first probe; a vertex that never finds one costs log2(degree) rounds, and
+    the numpy work stays within twice the entries actually examined.
+    """
     starts = graph.indptr[vertices].copy()
     ends = graph.indptr[vertices + 1]
     found = np.full(len(vertices), -1, dtype=np.int64)
     examined = np.zeros(len(vertices), dtype=np.int64)
     active = np.flatnonzero(starts < ends)
-    for _ in range(_PROBE_ROUNDS):
-        if len(active) == 0:
-            return found, examined
-        neighbours = graph.indices[starts[active]]
-        examined[active] += 1
-        hit = in_frontier[neighbours]
-        found[active[hit]] = neighbours[hit]
-        starts[active] += 1
-        keep = ~hit & (starts[active] < ends[active])
-        active = active[keep]
-    if len(active):
-        # The rest: lay the remaining ranges end to end, find each range's
-        # first hit with one searchsorted.
-        rest = graph.indptr[vertices[active]]
-        skip = starts[active] - rest  # entries the probe rounds already examined
-        slots, lengths, range_starts = neighbour_slots(graph.indptr, vertices[active])
-        keep = np.ones(len(slots), dtype=bool)
-        keep[np.repeat(range_starts, skip) + _ranks_within(skip)] = False
-        slots, lengths = slots[keep], lengths - skip
-        range_starts = np.cumsum(lengths) - lengths
-        neighbours = graph.indices[slots].astype(np.int64, copy=False)
+    width = 1
+    while len(active):
+        take = np.minimum(ends[active] - starts[active], width)
+        segment_starts = np.cumsum(take) - take
+        positions = np.repeat(starts[active] - segment_starts, take)
+        positions += np.arange(len(positions), dtype=np.int64)
+        neighbours = graph.indices[positions]
         hits = np.flatnonzero(in_frontier[neighbours])
-        first = np.searchsorted(hits, range_starts)
+        first = np.searchsorted(hits, segment_starts)
         has_hit = first < len(hits)
-        has_hit[has_hit] = hits[first[has_hit]] < range_starts[has_hit] + lengths[has_hit]
-        hit_pos = hits[np.minimum(first, max(len(hits) - 1, 0))] if len(hits) else np.zeros(len(active), np.int64)
-        found[active[has_hit]] = neighbours[hit_pos[has_hit]]
-        examined[active] += np.where(has_hit, hit_pos - range_starts + 1, lengths)
+        has_hit[has_hit] = hits[first[has_hit]] < (segment_starts + take)[has_hit]
+        hit_at = hits[first[has_hit]]
+        winners = active[has_hit]
+        found[winners] = neighbours[hit_at]
+        examined[active] += take
+        examined[winners] -= take[has_hit] - (hit_at - segment_starts[has_hit] + 1)
+        starts[active] += take
+        active = active[~has_hit & (starts[active] < ends[active])]
+        width *= 2
     return found, examined
-
-
-def _ranks_within(counts: np.ndarray) -> np.ndarray:
-    """0..c-1 for every c in counts, concatenated."""
-    total = int(counts.sum())
-    return np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 @dataclass

@@ -27,6 +27,8 @@ among the input edges; every reached vertex but the root must be marked.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -139,39 +141,55 @@ def validate_bfs_tree(graph, root: int, parent: np.ndarray,
                         f"{levels[parent[vertex]]} and {levels[vertex]} ({count} such edges)")
 
     # Rules 3, 4 and 5: one pass over the input tuples ------------------------
-    # 32-bit levels halve the bytes of the two random gathers per tuple.
+    # 32-bit levels halve the bytes of the random gathers per tuple.
     compact = levels.astype(np.int32) if n < 2**31 else levels
     compact_parent = parent.astype(np.int32) if n < 2**31 else parent
     # With no cycle, "reached" is exactly "has a level", already gathered.
     reached_is_levelled = level is None and not cyclic.any()
-    has_tree_edge = np.zeros(n, dtype=bool)
-    edges = graph.edges
-    rule3_count = rule4_count = 0
-    rule3_example = rule4_example = None
-    for start in range(0, len(edges), _TUPLE_BATCH):
-        src = edges.src[start:start + _TUPLE_BATCH]
-        dst = edges.dst[start:start + _TUPLE_BATCH]
+
+    def check_tuples(start: int, stop: int):
+        src = graph.edges.src[start:stop]
+        dst = graph.edges.dst[start:stop]
         src_level = compact[src]
         dst_level = compact[dst]
         too_far = ((src_level != UNREACHED) & (dst_level != UNREACHED)
                    & (np.abs(src_level - dst_level) > 1))
+        rule3 = None
         if too_far.any():
             index, count = _example(too_far)
-            rule3_count += count
-            rule3_example = rule3_example or (int(src[index]), int(dst[index]),
-                                              int(src_level[index]), int(dst_level[index]))
+            rule3 = (count, int(src[index]), int(dst[index]), int(src_level[index]), int(dst_level[index]))
         if reached_is_levelled:
             straddles = (src_level != UNREACHED) != (dst_level != UNREACHED)
         else:
             straddles = reached[src] != reached[dst]
+        rule4 = None
         if straddles.any():
             index, count = _example(straddles)
-            rule4_count += count
-            rule4_example = rule4_example or (int(src[index]), int(dst[index]))
+            rule4 = (count, int(src[index]), int(dst[index]))
         # Rule 5 as Graph500's validator checks it: a vertex's tree edge must
         # be one of the input tuples, in either orientation.
-        has_tree_edge[dst[compact_parent[dst] == src]] = True
-        has_tree_edge[src[compact_parent[src] == dst]] = True
+        with_tree_edge = np.concatenate([dst[compact_parent[dst] == src], src[compact_parent[src] == dst]])
+        return rule3, rule4, with_tree_edge
+
+    # numpy releases the GIL in these gathers, so batches run on threads;
+    # results are merged in batch order, so the report is deterministic.
+    m = len(graph.edges)
+    workers = max(1, min(4, os.cpu_count() or 1))
+    batch = min(_TUPLE_BATCH, max(1 << 20, -(-m // workers)))
+    bounds = [(start, min(start + batch, m)) for start in range(0, m, batch)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(lambda span: check_tuples(*span), bounds))
+    has_tree_edge = np.zeros(n, dtype=bool)
+    rule3_count = rule4_count = 0
+    rule3_example = rule4_example = None
+    for rule3, rule4, with_tree_edge in results:
+        if rule3:
+            rule3_count += rule3[0]
+            rule3_example = rule3_example or rule3[1:]
+        if rule4:
+            rule4_count += rule4[0]
+            rule4_example = rule4_example or rule4[1:]
+        has_tree_edge[with_tree_edge] = True
     if rule3_count:
         u, v, lu, lv = rule3_example
         failures.append(f"rule 3 (input edges span at most one level): edge ({u}, {v}) joins "
