@@ -24,8 +24,10 @@ examples:
       BlueGene/Q midplane, Graph500 Kronecker graph of 2^16 vertices, 8 roots
   simbfs run bluegene_q --nodes 512 --scale 16 --set network.link_bandwidth="4 GB/s"
       what if the torus links were twice as fast?
-  simbfs run cell_be --graph uniform --arity 16 --scale 14 --json cell.json
-      the Cell BE on a uniform-arity graph, results as JSON
+  simbfs run cell_be --graph uniform --arity 16 --scale 14 --json cell.json --csv cell.csv
+      the Cell BE on a uniform-arity graph, results as JSON and a per-level CSV table
+  simbfs run bluegene_q --nodes 1024 --scale 18 --plot levels.png
+      a picture of where the time goes, level by level
   simbfs run my_machine.yaml --nodes 64 --scale 14
       your own machine file (start from a bundled one: see `simbfs machines`)
 
@@ -107,6 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="override a machine parameter for a what-if study, e.g. "
                           "--set network.link_bandwidth='4 GB/s' (repeatable)")
     run.add_argument("--json", type=Path, metavar="PATH", help="also write the result as a JSON document")
+    run.add_argument("--csv", type=Path, metavar="PATH",
+                     help="also write the per-level records of every root as CSV (one row per root and level)")
+    run.add_argument("--plot", type=Path, metavar="PATH",
+                     help="also draw the median root's per-level time split and the TEPS of every root (PNG)")
     run.add_argument("--no-validate", dest="validate", action="store_false",
                      help="skip Graph500 validation of the BFS trees (the output says so)")
     run.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
@@ -137,8 +143,9 @@ def _cmd_run(args) -> int:
     from .report import format_run
     from .runner import RunConfig, run
 
-    if args.json is not None:
-        _check_writable(args.json)
+    outputs = [path for path in (args.json, args.csv, args.plot) if path is not None]
+    for path in outputs:
+        _check_writable(path)
     config = RunConfig(
         machine=args.machine, nodes=args.nodes, scale=args.scale, graph=args.graph,
         edgefactor=args.edgefactor, arity=args.arity, roots=args.roots, seed=args.seed,
@@ -153,9 +160,45 @@ def _cmd_run(args) -> int:
     print(format_run(doc))
     if args.json is not None:
         _write_atomically(args.json, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    if args.csv is not None:
+        _write_atomically(args.csv, levels_csv(doc))
+    if args.plot is not None:
+        _plot_atomically(args.plot, doc)
     if doc["validated"] and not doc["all_valid"]:
         return 1
     return 0
+
+
+def levels_csv(doc: dict) -> str:
+    """Per-level records of every root as CSV, with the run's identity columns."""
+    import csv
+    import io
+
+    from .records import LevelRecord
+
+    identity = {"machine": doc["machine"], "nodes": doc["nodes"], "scale": doc["scale"],
+                "algorithm": doc["algorithm"], "mode": doc["mode"]}
+    fields = list(identity) + list(LevelRecord.__dataclass_fields__)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for level in doc["levels"]:
+        writer.writerow({**identity, **level})
+    return out.getvalue()
+
+
+def _plot_atomically(path: Path, doc: dict) -> None:
+    from .plots import plot_run
+
+    parent = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix or ".png", dir=parent)
+    os.close(fd)
+    try:
+        plot_run(doc, Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def _check_writable(path: Path) -> None:

@@ -153,3 +153,19 @@ def test_help_teaches_with_examples():
     result = simbfs("run", "--help")
     assert result.returncode == 0
     assert "examples:" in result.stdout and "--set" in result.stdout
+
+
+def test_csv_has_one_row_per_root_and_level_and_matches_json(tmp_path):
+    import csv
+
+    js, table, picture = tmp_path / "r.json", tmp_path / "r.csv", tmp_path / "r.png"
+    assert main(["run", "bluegene_q", *SMALL, "--quiet", "--json", str(js), "--csv", str(table),
+                 "--plot", str(picture)]) == 0
+    doc = json.loads(js.read_text())
+    rows = list(csv.DictReader(table.open()))
+    assert len(rows) == len(doc["levels"])
+    for row, level in zip(rows, doc["levels"]):
+        assert int(row["root"]) == level["root"] and int(row["level"]) == level["level"]
+        assert float(row["time_s"]) == pytest.approx(level["time_s"])
+        assert row["machine"] == "bluegene_q" and row["mode"] == "executed"
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
