@@ -107,6 +107,8 @@ class _LevelWork:
     edges_examined: int
     next_frontier: np.ndarray | None = None
     payload: np.ndarray | None = None  # N x N bytes
+    send_s: list[float] | None = None  # the cycles as seconds, one float per node
+    recv_s: list[float] | None = None
 
 
 class BSP1D:
@@ -251,14 +253,18 @@ class _Run:
                 result = yield coll.allgather(rank, self.block / 8)
                 self._level_comm[0] = result.cost_s
             work = self.level_work()
-            busy = float(node.seconds(work.send_cycles[rank]))
+            if work.send_s is None:
+                work.send_s = node.seconds(work.send_cycles).tolist()
+            busy = work.send_s[rank]
             compute += busy
             yield env.timeout(busy)
             if work.direction == TOP_DOWN:
                 result = yield coll.alltoallv(rank, self._deliver)
                 self._level_comm[1] = result.cost_s
                 self._exchange = result.exchange
-                busy = float(node.seconds(work.recv_cycles[rank]))
+                if work.recv_s is None:
+                    work.recv_s = node.seconds(work.recv_cycles).tolist()
+                busy = work.recv_s[rank]
                 compute += busy
                 yield env.timeout(busy)
             self._node_compute[rank] = compute
