@@ -17,12 +17,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import platform
 import time
 
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order
+
+from _common import best_time, describe_computer
 
 from simbfs.algorithms import get_algorithm
 from simbfs.bfs import validate_bfs_tree
@@ -30,26 +31,6 @@ from simbfs.cli import main as simbfs_main
 from simbfs.engine import Simulation
 from simbfs.graph import GraphSpec, load_graph, search_keys
 from simbfs.machine import load_machine
-
-
-def best_of(repeats, function):
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def main() -> None:
@@ -68,8 +49,8 @@ def main() -> None:
     matrix = csr_matrix((np.ones(len(graph.indices), dtype=np.int8), graph.indices, graph.indptr),
                         shape=(graph.num_vertices, graph.num_vertices))
 
-    scipy_s = best_of(args.repeats, lambda: breadth_first_order(matrix, root, directed=True,
-                                                                return_predecessors=True))
+    scipy_s = best_time(lambda: breadth_first_order(matrix, root, directed=True, return_predecessors=True),
+                        args.repeats)
     command = ["run", args.machine, "--nodes", str(args.nodes), "--scale", str(args.scale),
                "--roots", "1", "--quiet"]
 
@@ -77,15 +58,15 @@ def main() -> None:
         with contextlib.redirect_stdout(io.StringIO()):
             assert simbfs_main(command) == 0
 
-    command_s = best_of(args.repeats, whole_command)
-    load_s = best_of(args.repeats, lambda: load_graph(spec))
+    command_s = best_time(whole_command, args.repeats)
+    load_s = best_time(lambda: load_graph(spec), args.repeats)
     sim = Simulation(load_machine(args.machine), args.nodes)
     algorithm = get_algorithm("bsp1d-do")
     result = algorithm.run(sim, graph, root)
-    simulate_s = best_of(args.repeats, lambda: algorithm.run(sim, graph, root))
-    validate_s = best_of(args.repeats, lambda: validate_bfs_tree(graph, root, result.parent))
+    simulate_s = best_time(lambda: algorithm.run(sim, graph, root), args.repeats)
+    validate_s = best_time(lambda: validate_bfs_tree(graph, root, result.parent), args.repeats)
 
-    print(f"machine: {platform.node()} | {cpu_model()} | {platform.python_version()} | numpy {np.__version__}")
+    print(f"# {describe_computer()}")
     print(f"workload: kronecker scale {args.scale} ({graph.num_vertices:,} vertices, "
           f"{len(graph.indices):,} CSR entries), {args.machine} with {args.nodes} nodes, root {root}, "
           f"{len(result.levels)} levels; best of {args.repeats}")

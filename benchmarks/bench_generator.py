@@ -12,10 +12,10 @@ does both and is still timed end to end (labels scrambled, int32 output).
 from __future__ import annotations
 
 import argparse
-import platform
-import time
 
 import numpy as np
+
+from _common import best_time, describe_computer
 
 from simbfs.graph import kronecker_edges
 from simbfs.graph.kronecker import GRAPH500_A, GRAPH500_B, GRAPH500_C, GRAPH500_D
@@ -36,35 +36,13 @@ def plain_numpy_kronecker(scale: int, edgefactor: int = 16, seed: int = 1) -> np
     return endpoints
 
 
-def best_time(function, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-        del result
-    return best
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scales", type=int, nargs="+", default=[20, 22])
     parser.add_argument("--repeats", type=int, default=1)
     args = parser.parse_args()
 
-    print(f"# {platform.uname().system} {platform.uname().release} {platform.machine()}; "
-          f"CPU: {cpu_model()}; numpy {np.__version__}; Python {platform.python_version()}")
+    print(f"# {describe_computer()}")
     print(f"{'scale':>5} {'edges':>12} {'baseline s':>11} {'simbfs s':>9} "
           f"{'baseline Me/s':>14} {'simbfs Me/s':>12} {'ratio':>6}")
     for scale in args.scales:

@@ -38,34 +38,25 @@ Generated graphs are cached in $SIMBFS_CACHE (default ~/.cache/simbfs).
 """
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _number(kind: type, lowest: float, strictly_above: bool, what: str):
+    """An argparse type: a number of ``kind`` that must be >= (or >) ``lowest``."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if value < lowest or (strictly_above and value == lowest):
+            bound = "greater than" if strictly_above else "at least"
+            raise argparse.ArgumentTypeError(f"must be {bound} {lowest:g}, got {text}")
+        return value
+
+    return parse
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"cannot be negative, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be greater than zero, got {text}")
-    return value
+_positive_int = _number(int, 1, False, "a whole number")
+_non_negative_int = _number(int, 0, False, "a whole number")
+_positive_float = _number(float, 0, True, "a number")
 
 
 def build_parser() -> argparse.ArgumentParser:
