@@ -59,6 +59,12 @@ def main() -> None:
             assert simbfs_main(command) == 0
 
     command_s = best_time(whole_command, args.repeats)
+
+    def without_validation():
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert simbfs_main(command + ["--no-validate"]) == 0
+
+    unvalidated_s = best_time(without_validation, args.repeats)
     load_s = best_time(lambda: load_graph(spec), args.repeats)
     sim = Simulation(load_machine(args.machine), args.nodes)
     algorithm = get_algorithm("bsp1d-do")
@@ -74,14 +80,16 @@ def main() -> None:
     rows = [
         ("scipy breadth_first_order", scipy_s),
         ("simbfs run (whole command)", command_s),
+        ("simbfs run --no-validate", unvalidated_s),
         ("  load cached graph", load_s),
         ("  simulate (1 root, all nodes)", simulate_s),
         ("  validate (5 Graph500 rules)", validate_s),
     ]
     for name, seconds in rows:
         print(f"{name:<34}{seconds:>9.3f}{seconds / scipy_s:>9.2f}")
-    verdict = "meets" if command_s / scipy_s <= 3 else "MISSES"
-    print(f"bar: whole command <= 3x scipy -> {command_s / scipy_s:.2f}x, {verdict} the bar")
+    for name, seconds in (("whole command", command_s), ("simulation alone", simulate_s)):
+        verdict = "meets" if seconds / scipy_s <= 3 else "MISSES"
+        print(f"bar (<= 3x scipy), {name}: {seconds / scipy_s:.2f}x, {verdict} it")
 
 
 if __name__ == "__main__":
