@@ -139,7 +139,3 @@ def representative_root(doc: dict) -> int:
 
 def levels_of(doc: dict, root: int) -> list[dict]:
     return [level for level in doc["levels"] if level["root"] == root]
-
-
-def as_float_array(values) -> np.ndarray:
-    return np.asarray(list(values), dtype=np.float64)
