@@ -3,8 +3,9 @@
     simbfs run MACHINE [options]     simulate Graph500 BFS on a machine model
     simbfs machines [--describe M]   list the bundled machine models
 
-A user's mistake (a bad file, option or size) prints one line starting with
-"simbfs: error:" and exits with status 2; no traceback, no output file.
+A user's mistake (a bad file, option or size) prints a message starting with
+"simbfs: error:" (one line, or one line per problem in a machine file) and
+exits with status 2; no traceback, no output file.
 """
 
 from __future__ import annotations
@@ -72,9 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run",
         help="simulate BFS on a machine model and report predicted TEPS",
-        description="Generate (or load from cache) a Graph500 graph, run the BFS of the chosen algorithm "
-                    "as simulated processes on the machine model, validate every BFS tree, and report "
-                    "Graph500-style TEPS statistics and a per-level breakdown of the simulated time.",
+        description="Generate (or load from cache) a Graph500 graph, run the BFS of the chosen\n"
+                    "algorithm as simulated processes on the machine model, validate every BFS tree,\n"
+                    "and report Graph500-style TEPS statistics and a per-level breakdown of the\n"
+                    "simulated time.",
         epilog=EPILOG_RUN,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -103,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--csv", type=Path, metavar="PATH",
                      help="also write the per-level records of every root as CSV (one row per root and level)")
     run.add_argument("--plot", type=Path, metavar="PATH",
-                     help="also draw the median root's per-level time split and the TEPS of every root (PNG)")
+                     help="also draw the middle root's per-level time split and the TEPS of every root (PNG)")
     run.add_argument("--no-validate", dest="validate", action="store_false",
                      help="skip Graph500 validation of the BFS trees (the output says so)")
     run.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
@@ -128,6 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("simbfs: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`simbfs ... | head`): stop quietly, as cat does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 def _cmd_run(args) -> int:
@@ -148,13 +155,14 @@ def _cmd_run(args) -> int:
             print(f"  {message}", file=sys.stderr, flush=True)
 
     doc = run(config, progress)
-    print(format_run(doc))
+    # Files first: a closed stdout (`| head`) must not cost the user the results.
     if args.json is not None:
         _write_atomically(args.json, json.dumps(doc, indent=1, sort_keys=True) + "\n")
     if args.csv is not None:
         _write_atomically(args.csv, levels_csv(doc))
     if args.plot is not None:
         _plot_atomically(args.plot, doc)
+    print(format_run(doc))
     if doc["validated"] and not doc["all_valid"]:
         return 1
     return 0
@@ -186,10 +194,19 @@ def _plot_atomically(path: Path, doc: dict) -> None:
     os.close(fd)
     try:
         plot_run(doc, Path(tmp))
-        os.replace(tmp, path)
+        _publish(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _publish(tmp: str, path: Path) -> None:
+    """Give the finished temporary file the permissions of a normally created
+    file (mkstemp makes it private), then rename it into place."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, path)
 
 
 def _check_writable(path: Path) -> None:
@@ -208,7 +225,7 @@ def _write_atomically(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w") as fh:
             fh.write(text)
-        os.replace(tmp, path)
+        _publish(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

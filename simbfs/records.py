@@ -15,6 +15,12 @@ import numpy as np
 class LevelRecord:
     """One BFS level of one root, summed over all nodes.
 
+    ``messages`` counts network packets of point-to-point exchanges and
+    ``bytes`` their payload; data moved by collectives (the frontier bitmap
+    of a bottom-up level, say) is ``collective_bytes``: the bytes all nodes
+    receive together. ``bottleneck`` names the largest term of the level's
+    exchange cost (a port, a link, software overhead or latency).
+
     ``time_s = compute_s + communication_s + synchronisation_s``, where
     compute is the mean over nodes of their busy time, communication the
     priced collectives and exchanges, and synchronisation the rest: time
@@ -34,6 +40,7 @@ class LevelRecord:
     synchronisation_s: float
     compute_max_s: float = 0.0
     bottleneck: str = "none"
+    collective_bytes: float = 0.0
 
     def as_dict(self) -> dict:
         return asdict(self)

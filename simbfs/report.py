@@ -46,26 +46,30 @@ def format_run(doc: dict) -> str:
     lines.append(f"  {'BFS time':<14} {_time(min(times)):>14} .. {_time(max(times))}")
     lines.append("")
     root = representative_root(doc)
-    lines.append(f"Per level, root {root} (the median root; --json has every root):")
+    lines.append(f"Per level, root {root} (middle of the TEPS ranking; --json and --csv have every root):")
     lines.append(format_levels(levels_of(doc, root)))
+    lines.append("  compute: mean over nodes; busiest: the busiest node; messages: network packets;")
+    lines.append("  time = compute + comm + sync (waiting for the slowest node)")
     return "\n".join(lines)
 
 
 def format_levels(levels: list[dict]) -> str:
     header = ("level", "direction", "frontier", "edges", "messages", "bytes",
-              "time", "compute", "comm", "sync")
+              "time", "compute", "busiest", "comm", "sync")
     rows = [header]
     for lv in levels:
         rows.append((
             str(lv["level"]), lv["direction"], f"{lv['frontier_vertices']:,}", f"{lv['edges_examined']:,}",
             f"{lv['messages']:,}", format_quantity(lv["bytes"], "size"), _time(lv["time_s"]),
-            _time(lv["compute_s"]), _time(lv["communication_s"]), _time(lv["synchronisation_s"]),
+            _time(lv["compute_s"]), _time(lv["compute_max_s"]), _time(lv["communication_s"]),
+            _time(lv["synchronisation_s"]),
         ))
     total = sum(lv["time_s"] for lv in levels)
     rows.append(("total", "", "", f"{sum(lv['edges_examined'] for lv in levels):,}",
                  f"{sum(lv['messages'] for lv in levels):,}",
                  format_quantity(sum(lv["bytes"] for lv in levels), "size"), _time(total),
                  _time(sum(lv["compute_s"] for lv in levels)),
+                 _time(sum(lv["compute_max_s"] for lv in levels)),
                  _time(sum(lv["communication_s"] for lv in levels)),
                  _time(sum(lv["synchronisation_s"] for lv in levels))))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
@@ -89,7 +93,12 @@ def describe_machine(machine: Machine) -> str:
         if path not in machine.sources:
             continue
         value = _lookup(machine, path)
-        shown = format_quantity(value, declaration.kind) if isinstance(declaration, schema.Param) else str(value)
+        if isinstance(declaration, schema.Param):
+            shown = format_quantity(value, declaration.kind)
+            if declaration.kind == "cycles":
+                shown += " cycles"
+        else:
+            shown = str(value)
         lines.append(f"  {path:<32} {shown:<14} {machine.sources[path]}")
     partitions = machine.network.partitions
     if partitions:

@@ -13,6 +13,7 @@ command and seed give a byte-identical document.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -23,7 +24,7 @@ from .bfs import teps_statistics, validate_bfs_tree
 from .engine import Simulation
 from .errors import UserError
 from .graph import GraphSpec, load_graph, search_keys
-from .machine import load_machine
+from .machine import load_machine, machines_dir
 from .records import RootRecord
 from .units import format_quantity
 
@@ -89,7 +90,7 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
         "simbfs_version": __version__,
         "mode": "executed",
         "machine": machine.name,
-        "machine_file": machine.origin,
+        "machine_file": _stable_origin(machine.origin),
         "overrides": list(config.overrides),
         "nodes": nodes,
         "topology": sim.topology.describe(),
@@ -112,6 +113,15 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
     }
 
 
+def _stable_origin(origin: str) -> str:
+    """Bundled machines by their name in machines/, so the document does
+    not depend on where the project is checked out; user files as given."""
+    path = Path(origin)
+    if path.resolve().parent == machines_dir().resolve():
+        return f"machines/{path.name}"
+    return origin
+
+
 def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> None:
     """Refuse graphs that the *simulated* machine could not hold."""
     n = spec.num_vertices()
@@ -132,7 +142,8 @@ def teps_table_rows(doc: dict) -> list[tuple[str, float]]:
 
 
 def representative_root(doc: dict) -> int:
-    """The root whose TEPS is the median (the per-level table shows it)."""
+    """The root in the middle of the TEPS ranking (rank ceil(K/2) from the
+    slowest); the per-level table and plot show it."""
     ordered = sorted(doc["roots"], key=lambda r: (r["teps"], r["root"]))
     return ordered[(len(ordered) - 1) // 2]["root"]
 

@@ -169,3 +169,23 @@ def test_csv_has_one_row_per_root_and_level_and_matches_json(tmp_path):
         assert float(row["time_s"]) == pytest.approx(level["time_s"])
         assert row["machine"] == "bluegene_q" and row["mode"] == "executed"
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_closed_pipe_ends_quietly_and_keeps_the_json(tmp_path):
+    out = tmp_path / "r.json"
+    command = (f"{sys.executable} -m simbfs.cli run bluegene_q --nodes 32 --scale 10 --roots 2 --quiet "
+               f"--json {out} | head -1")
+    result = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True,
+                            env=dict(os.environ), timeout=300)
+    assert "Traceback" not in result.stderr
+    assert json.loads(out.read_text())["mode"] == "executed"
+
+
+def test_output_files_get_the_users_umask(tmp_path):
+    out = tmp_path / "r.json"
+    old = os.umask(0o022)
+    try:
+        assert main(["run", "bluegene_q", *SMALL, "--quiet", "--json", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644

@@ -165,6 +165,7 @@ class _Run:
         self._level_comm = np.zeros(2)  # allgather, alltoallv of this level
         self._exchange = None
         self._counts = None
+        self._collective_bytes = 0.0
         self._level_start = 0.0
         self._level = 0
         self._done = False
@@ -252,6 +253,8 @@ class _Run:
             if self.direction == BOTTOM_UP:
                 result = yield coll.allgather(rank, self.block / 8)
                 self._level_comm[0] = result.cost_s
+                # every node receives the other nodes' slices of the bitmap
+                self._collective_bytes = self.N * (self.N - 1) * self.block / 8
             work = self.level_work()
             if work.send_s is None:
                 work.send_s = node.seconds(work.send_cycles).tolist()
@@ -309,6 +312,7 @@ class _Run:
             synchronisation_s=max(time_s - compute_mean - comm, 0.0),
             compute_max_s=float(self._node_compute.max()),
             bottleneck=exchange.bottleneck if exchange else "none",
+            collective_bytes=self._collective_bytes,
         ))
         self.unexplored_edges -= next_edges
         if self.algorithm.direction_optimising:
@@ -326,6 +330,7 @@ class _Run:
         self._work = None
         self._counts = None
         self._exchange = None
+        self._collective_bytes = 0.0
         self._level_comm[:] = 0.0
         self._level += 1
         self._level_start = env.now

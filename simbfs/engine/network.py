@@ -38,7 +38,7 @@ class ExchangeCost:
     serialisation_s: float
     latency_s: float
     overhead_s: float
-    bottleneck: str  # "injection", "ejection", "link" or "none"
+    bottleneck: str  # the largest term: "injection", "ejection", "link", "overhead", "latency" or "none"
     packets: int
     payload_bytes: float
     wire_bytes: float
@@ -108,13 +108,14 @@ class Network:
         eject = wire.sum(axis=0).max() / model.injection_bandwidth_Bps
         link = self.topology.link_loads(wire).max(initial=0.0) / model.link_bandwidth_Bps
         candidates = {"injection": inject, "ejection": eject, "link": link}
-        bottleneck = max(candidates, key=candidates.get)
-        serialisation = candidates[bottleneck]
+        serialisation = max(candidates.values())
         hops = int(self.topology.hop_matrix[payload > 0].max())
         latency = hops * model.hop_latency_s
         per_node = (packets.sum(axis=1) * self.messaging.send_overhead_s
                     + packets.sum(axis=0) * self.messaging.receive_overhead_s)
         overhead = float(per_node.max())
+        terms = {**candidates, "overhead": overhead, "latency": latency}
+        bottleneck = max(terms, key=terms.get)
         return ExchangeCost(
             time_s=serialisation + latency + overhead,
             serialisation_s=serialisation,
