@@ -87,3 +87,18 @@ def test_collectives_match_calls_in_order():
 def test_one_node_collectives_are_free():
     env, coll = setup(1)
     assert coll.barrier_cost() == 0 and coll.allreduce_cost(8) == 0 and coll.allgather_cost(8) == 0
+
+
+def test_arriving_after_a_delay_equals_computing_then_arriving():
+    env, coll = setup(4)
+    log = []
+
+    def rank(r, busy_ns):
+        result = yield coll.barrier(r, after=busy_ns * 1e-9)
+        log.append((r, round(env.now * 1e9, 6), round(result.started_s * 1e9, 6)))
+
+    for r, t in enumerate([0, 10, 30, 20]):
+        env.process(rank(r, t))
+    env.run()
+    # the same timeline as ranks that compute with timeouts first (test above)
+    assert sorted(log) == [(0, 130, 30), (1, 130, 30), (2, 130, 30), (3, 130, 30)]

@@ -245,11 +245,14 @@ class _Run:
         return self._work
 
     def node_program(self, rank: int):
-        env = self.ctx.env
+        """One node: per level, its compute and the level's collectives.
+
+        Compute is passed to the next collective as ``after`` (the node
+        arrives when it has finished computing) instead of being a timeout
+        of its own: same timeline, half the events."""
         coll = self.ctx.collectives
         node = self.machine.node
         while not self._done:
-            compute = 0.0
             if self.direction == BOTTOM_UP:
                 result = yield coll.allgather(rank, self.block / 8)
                 self._level_comm[0] = result.cost_s
@@ -259,19 +262,18 @@ class _Run:
             if work.send_s is None:
                 work.send_s = node.seconds(work.send_cycles).tolist()
             busy = work.send_s[rank]
-            compute += busy
-            yield env.timeout(busy)
+            compute = busy
             if work.direction == TOP_DOWN:
-                result = yield coll.alltoallv(rank, self._deliver)
+                result = yield coll.alltoallv(rank, self._deliver, after=busy)
                 self._level_comm[1] = result.cost_s
                 self._exchange = result.exchange
                 if work.recv_s is None:
                     work.recv_s = node.seconds(work.recv_cycles).tolist()
                 busy = work.recv_s[rank]
                 compute += busy
-                yield env.timeout(busy)
             self._node_compute[rank] = compute
-            yield coll.allreduce(rank, self._local_counts(rank), np.add, on_complete=self._finish_level)
+            yield coll.allreduce(rank, self._local_counts(rank), np.add, on_complete=self._finish_level,
+                                 after=busy)
 
     def _deliver(self):
         self.top_down_receive()

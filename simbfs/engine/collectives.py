@@ -7,6 +7,11 @@ counts an allreduce sums, the frontier an allgather replicates) and fires one
 shared event after the cost. A rank's wait before the last arrival is its
 *synchronisation* time; the priced duration is *communication* time.
 
+Every operation takes ``after``: the rank arrives that many seconds from
+now. A node that computes for t and then enters a collective is the same as
+a node entering it at now + t, and saying so costs no simpy event: a
+bulk-synchronous level needs two events per node instead of four.
+
 Cost models (``stages = ceil(log2 N)``; ``L`` = stage latency, ``B`` = the
 collective bandwidth of one node):
 
@@ -39,11 +44,12 @@ class CollectiveResult:
 
 
 class _Rendezvous:
-    __slots__ = ("contributions", "arrivals", "event")
+    __slots__ = ("contributions", "arrivals", "last_arrival", "event")
 
     def __init__(self, env: simpy.Environment, size: int):
         self.contributions: list[Any] = [None] * size
         self.arrivals = 0
+        self.last_arrival = env.now
         self.event = env.event()
 
 
@@ -72,11 +78,12 @@ class Collectives:
         return self.barrier_cost() + share / self.model.bandwidth_Bps
 
     # ------------------------------------------------------------ operations
-    def barrier(self, rank: int) -> simpy.Event:
-        return self._join(rank, None, lambda _: (None, self.barrier_cost(), None))
+    def barrier(self, rank: int, after: float = 0.0) -> simpy.Event:
+        return self._join(rank, None, lambda _: (None, self.barrier_cost(), None), after=after)
 
     def allreduce(self, rank: int, value: np.ndarray, op: Callable = np.add,
-                  on_complete: Callable[[CollectiveResult], None] | None = None) -> simpy.Event:
+                  on_complete: Callable[[CollectiveResult], None] | None = None,
+                  after: float = 0.0) -> simpy.Event:
         """Combine ``value`` (a small numpy array) over all ranks with ``op``.
 
         ``on_complete(result)``, if given, runs once when the operation
@@ -89,9 +96,10 @@ class Collectives:
             total = op.reduce(np.stack(contributions), axis=0)
             return total, self.allreduce_cost(value.nbytes), None
 
-        return self._join(rank, value, finish, on_complete)
+        return self._join(rank, value, finish, on_complete, after)
 
-    def allgather(self, rank: int, nbytes: float, gather: Callable[[], Any] | None = None) -> simpy.Event:
+    def allgather(self, rank: int, nbytes: float, gather: Callable[[], Any] | None = None,
+                  after: float = 0.0) -> simpy.Event:
         """Every rank contributes ``nbytes``; ``gather()`` (called once, when
         the last rank arrives) builds the replicated result from the shared
         state."""
@@ -100,9 +108,10 @@ class Collectives:
             total = float(sum(contributions))
             return (gather() if gather else None), self.allgather_cost(total), None
 
-        return self._join(rank, float(nbytes), finish)
+        return self._join(rank, float(nbytes), finish, after=after)
 
-    def alltoallv(self, rank: int, deliver: Callable[[], tuple[np.ndarray, np.ndarray | None, Any]]) -> simpy.Event:
+    def alltoallv(self, rank: int, deliver: Callable[[], tuple[np.ndarray, np.ndarray | None, Any]],
+                  after: float = 0.0) -> simpy.Event:
         """Bulk exchange. ``deliver()`` is called once, when the last rank
         arrives; it returns (payload bytes matrix, packets matrix or None,
         value) where value is handed to every rank (the delivered messages)."""
@@ -112,11 +121,12 @@ class Collectives:
             cost = self.network.exchange_cost(payload, packets)
             return value, cost.time_s, cost
 
-        return self._join(rank, None, finish)
+        return self._join(rank, None, finish, after=after)
 
     # ------------------------------------------------------------- machinery
     def _join(self, rank: int, contribution: Any, finish: Callable,
-              on_complete: Callable[[CollectiveResult], None] | None = None) -> simpy.Event:
+              on_complete: Callable[[CollectiveResult], None] | None = None,
+              after: float = 0.0) -> simpy.Event:
         call = int(self._calls[rank])
         self._calls[rank] += 1
         rendezvous = self._open.get(call)
@@ -124,11 +134,13 @@ class Collectives:
             rendezvous = self._open[call] = _Rendezvous(self.env, self.nodes)
         rendezvous.contributions[rank] = contribution
         rendezvous.arrivals += 1
+        rendezvous.last_arrival = max(rendezvous.last_arrival, self.env.now + after)
         if rendezvous.arrivals == self.nodes:
             del self._open[call]
             value, cost, exchange = finish(rendezvous.contributions)
-            result = CollectiveResult(value=value, started_s=self.env.now, cost_s=cost, exchange=exchange)
-            done = self.env.timeout(cost)
+            started = rendezvous.last_arrival
+            result = CollectiveResult(value=value, started_s=started, cost_s=cost, exchange=exchange)
+            done = self.env.timeout(started + cost - self.env.now)
 
             def complete(_event):
                 if on_complete is not None:
