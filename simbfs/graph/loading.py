@@ -1,15 +1,18 @@
 """Getting a Graph for a spec: generate it, or read it from the on-disk cache.
 
 Generating scale 22 takes tens of seconds while reading it back takes about
-one, so built graphs are cached as uncompressed .npz files named by
-GraphSpec.cache_key(). Writes go to a temporary file renamed into place, so
-a crash or a concurrent run never leaves a half-written file under the real
-name; an unreadable or mismatching file is simply regenerated.
+a second, so built graphs are cached: one directory per graph, named by
+GraphSpec.cache_key(), holding one plain .npy file per array (three to four
+times faster to read than an .npz, which checksums every member) and the
+key itself. A graph is written into a temporary directory renamed into
+place, so a crash or a concurrent run never leaves a half-written graph under
+the real name; an unreadable or mismatching one is simply regenerated.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -25,6 +28,7 @@ from simbfs.graph.uniform import uniform_edges
 
 CACHE_ENV_VAR = "SIMBFS_CACHE"
 _ARRAYS = ("src", "dst", "indptr", "indices", "endpoint_count")
+_KEY_FILE = "key.txt"
 
 
 def default_cache_dir() -> Path:
@@ -47,34 +51,34 @@ def generate_graph(spec: GraphSpec) -> Graph:
 
 def _save(graph: Graph, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    temporary = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
-        with os.fdopen(handle, "wb") as stream:
-            np.savez(
-                stream,
-                cache_key=np.array(graph.spec.cache_key()),
-                num_vertices=np.array(graph.num_vertices),
-                src=graph.edges.src,
-                dst=graph.edges.dst,
-                indptr=graph.indptr,
-                indices=graph.indices,
-                endpoint_count=graph.endpoint_count,
-            )
+        arrays = {"src": graph.edges.src, "dst": graph.edges.dst, "indptr": graph.indptr,
+                  "indices": graph.indices, "endpoint_count": graph.endpoint_count}
+        for name, array in arrays.items():
+            np.save(temporary / f"{name}.npy", array, allow_pickle=False)
+        # Written last: a directory with a key file is complete.
+        (temporary / _KEY_FILE).write_text(f"{graph.spec.cache_key()}\n{graph.num_vertices}\n")
+        if path.exists():
+            if _load(graph.spec, path) is not None:  # a concurrent run finished first
+                shutil.rmtree(temporary, ignore_errors=True)
+                return
+            shutil.rmtree(path, ignore_errors=True)  # a stale or corrupt entry
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        shutil.rmtree(temporary, ignore_errors=True)
         raise
 
 
 def _load(spec: GraphSpec, path: Path) -> Graph | None:
-    """The cached graph, or None if the file is missing, corrupt or for another spec."""
+    """The cached graph, or None if it is missing, corrupt or for another spec."""
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            if str(stored["cache_key"]) != spec.cache_key():
-                return None
-            num_vertices = int(stored["num_vertices"])
-            arrays = {name: stored[name] for name in _ARRAYS}
-    except Exception:  # any unreadable file is just a cache miss
+        key, vertices = (path / _KEY_FILE).read_text().split()
+        if key != spec.cache_key():
+            return None
+        num_vertices = int(vertices)
+        arrays = {name: np.load(path / f"{name}.npy", allow_pickle=False) for name in _ARRAYS}
+    except Exception:  # any unreadable entry is just a cache miss
         return None
     edges = EdgeList(src=arrays["src"], dst=arrays["dst"], num_vertices=num_vertices)
     consistent = (
@@ -102,7 +106,7 @@ def load_graph(spec: GraphSpec, cache_dir: Path | None = None, *,
     report = progress or (lambda message: None)
     check_memory(spec)
     directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    path = directory / f"{spec.cache_key()}.npz"
+    path = directory / spec.cache_key()
     if path.exists():
         report(f"loading cached graph {path}")
         graph = _load(spec, path)
