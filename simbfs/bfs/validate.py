@@ -19,6 +19,17 @@ construction; when the caller also passes the BFS's own `level` array, rule
 2 checks that array against the tree and rule 3 uses it, so a search that
 reports wrong levels is caught too.
 
+Directed graphs (the Cell paper's uniform graphs, ``graph.directed``): a
+search follows tuples (u, v) from u to v only, so rules 3 to 5 read:
+3. a tuple leaving a reached vertex u ends at a vertex whose level is at
+   most level(u) + 1 (BFS levels are shortest distances from the root);
+4. the tree spans what the root reaches: no tuple leads from a reached
+   vertex to an unreached one;
+5. each reached vertex v other than the root has an input tuple
+   (parent[v], v).
+Rules 1 and 2 are unchanged. Together they say the levels are the directed
+shortest-path distances and the tree uses only input edges.
+
 Rules 3, 4 and 5 share one pass over the input tuples. Rule 5 is checked
 the way Graph500's own validator does it: every tuple (u, v) with
 parent[v] == u (or parent[u] == v) marks v (or u) as having its tree edge
@@ -152,6 +163,8 @@ def validate_bfs_tree(graph, root: int, parent: np.ndarray,
         dst = graph.edges.dst[start:stop]
         src_level = compact[src]
         dst_level = compact[dst]
+        if directed:
+            return check_directed(src, dst, src_level, dst_level)
         too_far = ((src_level != UNREACHED) & (dst_level != UNREACHED)
                    & (np.abs(src_level - dst_level) > 1))
         rule3 = None
@@ -170,6 +183,25 @@ def validate_bfs_tree(graph, root: int, parent: np.ndarray,
         # be one of the input tuples, in either orientation.
         with_tree_edge = np.concatenate([dst[compact_parent[dst] == src], src[compact_parent[src] == dst]])
         return rule3, rule4, with_tree_edge
+
+    directed = bool(getattr(graph, "directed", False))
+
+    def check_directed(src, dst, src_level, dst_level):
+        src_reached = src_level != UNREACHED
+        dst_reached = dst_level != UNREACHED
+        if not reached_is_levelled:
+            src_reached, dst_reached = reached[src], reached[dst]
+        too_far = src_reached & dst_reached & (dst_level - src_level > 1)
+        rule3 = None
+        if too_far.any():
+            index, count = _example(too_far)
+            rule3 = (count, int(src[index]), int(dst[index]), int(src_level[index]), int(dst_level[index]))
+        leaves = src_reached & ~dst_reached
+        rule4 = None
+        if leaves.any():
+            index, count = _example(leaves)
+            rule4 = (count, int(src[index]), int(dst[index]))
+        return rule3, rule4, dst[compact_parent[dst] == src]
 
     # numpy releases the GIL in these gathers, so batches run on threads;
     # results are merged in batch order, so the report is deterministic.

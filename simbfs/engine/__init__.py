@@ -3,10 +3,12 @@
 from .collectives import CollectiveResult, Collectives
 from .dma import DMAEngine, SharedMemoryPort
 from .network import ExchangeCost, Network
+from .recorder import NULL_RECORDER, NullRecorder, Span, TimelineRecorder
 from .simulation import SimContext, Simulation
 from .topology import TOPOLOGIES, Crossbar, Topology, Torus, make_topology
 
 __all__ = [
     "CollectiveResult", "Collectives", "Crossbar", "DMAEngine", "ExchangeCost", "Network",
+    "NULL_RECORDER", "NullRecorder", "Span", "TimelineRecorder",
     "SharedMemoryPort", "SimContext", "Simulation", "TOPOLOGIES", "Topology", "Torus", "make_topology",
 ]

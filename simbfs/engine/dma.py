@@ -1,19 +1,40 @@
-"""A DMA engine between one processing element and main memory.
+"""A DMA engine between one processing element and main memory (and, for the
+Cell's SPEs, the other elements' local stores).
 
 A transfer of ``n`` bytes in blocks of ``b`` bytes costs the engine's
-``latency`` plus ``n / bandwidth(b)`` (the machine's size-dependent curve),
-but never moves faster than the main-memory bandwidth all engines share: the
-shared memory port is reserved like a network link (next-free time), so
-concurrent engines queue for it. At most ``max_outstanding`` transfers of
-one engine are in flight; a further request waits for a slot (a simpy
-Resource), as an MFC command queue would make an SPE wait.
+``latency`` plus ``n / bandwidth(b)`` (the machine's size-dependent curve).
+The curve is the bandwidth of *one engine*: the engine's outstanding
+requests share it (the engine remembers when its data path is next free,
+so a second request's bytes follow the first's), while their latencies
+overlap, as a stream of queued MFC commands does. No transfer moves faster
+than the main-memory bandwidth all engines share: the shared memory port is
+reserved like a network link (next-free time), so concurrent engines queue
+for it, and it is charged the bytes rounded up to the DMA alignment of
+every block (a 144-byte list at a 128-byte boundary occupies two 128-byte
+lines of memory). At most ``max_outstanding`` transfers of one engine are
+in flight; a further request waits for a slot (a simpy Resource), as an MFC
+command queue makes an SPE wait.
+
+Three commands, each one simpy event however many blocks it moves:
+
+* :meth:`DMAEngine.transfer` - one contiguous get or put;
+* :meth:`DMAEngine.transfer_list` - a DMA list (up to the machine's list
+  length) of blocks of different sizes, priced at the mean block size;
+* :meth:`DMAEngine.put_list` - puts into other elements' local stores over
+  the on-chip network, each followed by a small guard transfer that the
+  fenced list ordering (``mfc_putlb``) keeps behind its payload.
+
+Every command is reported to the engine's recorder (issue time, owner,
+kind, duration); recorders only observe and never change timing.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import simpy
 
 from ..machine.model import DMAModel
+from .recorder import NULL_RECORDER
 
 
 class SharedMemoryPort:
@@ -31,22 +52,77 @@ class SharedMemoryPort:
 
 
 class DMAEngine:
-    def __init__(self, env: simpy.Environment, model: DMAModel, memory: SharedMemoryPort | None = None):
+    def __init__(self, env: simpy.Environment, model: DMAModel, memory: SharedMemoryPort | None = None,
+                 *, owner: int = 0, alignment_bytes: float = 1.0, recorder=NULL_RECORDER):
         self.env = env
         self.model = model
         self.memory = memory if memory is not None else SharedMemoryPort(model.shared_bandwidth_Bps)
         self.slots = simpy.Resource(env, capacity=model.max_outstanding)
+        self.owner = owner
+        self.alignment_bytes = float(alignment_bytes)
+        self.recorder = recorder
+        self.free_at = 0.0  # the engine's own data path
         self.bytes_moved = 0.0
 
-    def transfer(self, nbytes: float, block_bytes: float | None = None):
+    def aligned(self, sizes) -> float:
+        """Main-memory bytes of blocks of ``sizes``, each rounded up to the alignment."""
+        a = self.alignment_bytes
+        return float((np.ceil(np.asarray(sizes, dtype=np.float64) / a) * a).sum())
+
+    def _finish_time(self, start: float, nbytes: float, block: float, memory_bytes: float) -> float:
+        begin = max(start, self.free_at)
+        self.free_at = begin + nbytes / self.model.bandwidth(block)
+        shared_end = self.memory.reserve(start, memory_bytes)
+        return max(self.free_at, shared_end)
+
+    def transfer(self, nbytes: float, block_bytes: float | None = None, kind: str = "dma"):
         """Process: move ``nbytes`` in blocks of ``block_bytes`` (default: one
         block). Use as ``yield env.process(engine.transfer(n))`` or start it
         with ``env.process`` and keep computing (double buffering)."""
         block = nbytes if block_bytes is None else block_bytes
+        issued = self.env.now
         with self.slots.request() as slot:
             yield slot
-            start = self.env.now + self.model.latency_s
-            own_end = start + nbytes / self.model.bandwidth(block)
-            shared_end = self.memory.reserve(start, nbytes)
-            yield self.env.timeout(max(own_end, shared_end) - self.env.now)
+            blocks = max(1.0, np.ceil(nbytes / block)) if block > 0 else 1.0
+            memory_bytes = self.aligned(np.full(int(blocks), nbytes / blocks)) if nbytes > 0 else 0.0
+            end = self._finish_time(self.env.now + self.model.latency_s, nbytes, block, memory_bytes)
+            yield self.env.timeout(end - self.env.now)
             self.bytes_moved += nbytes
+        self.recorder.record(issued, self.owner, kind, self.env.now - issued, bytes=float(nbytes))
+
+    def transfer_list(self, sizes, kind: str = "dma-list"):
+        """Process: one DMA list moving blocks of ``sizes`` bytes (a numpy
+        array). The engine streams them at the curve's bandwidth for the mean
+        block size; main memory is charged each block aligned."""
+        sizes = np.asarray(sizes, dtype=np.float64)
+        issued = self.env.now
+        nbytes = float(sizes.sum())
+        with self.slots.request() as slot:
+            yield slot
+            if len(sizes):
+                end = self._finish_time(self.env.now + self.model.latency_s, nbytes, nbytes / len(sizes),
+                                        self.aligned(sizes))
+                yield self.env.timeout(end - self.env.now)
+            self.bytes_moved += nbytes
+        self.recorder.record(issued, self.owner, kind, self.env.now - issued, bytes=nbytes, blocks=len(sizes))
+
+    def put_list(self, network, destinations, sizes, guard_bytes: float, kind: str = "put-list"):
+        """Process: a fenced put list into other elements' local stores. For
+        each destination its payload, then its guard, cross the network
+        (ports and links reserved in list order, so the guard never overtakes
+        the payload). Returns, as the process value, the guard arrival time
+        at every destination."""
+        issued = self.env.now
+        arrivals = np.zeros(len(destinations))
+        with self.slots.request() as slot:
+            yield slot
+            for i, (dst, nbytes) in enumerate(zip(destinations, sizes)):
+                if nbytes > 0:
+                    network.arrival_time(self.owner, int(dst), float(nbytes))
+                arrivals[i] = network.arrival_time(self.owner, int(dst), guard_bytes)
+            end = float(arrivals.max(initial=self.env.now))
+            yield self.env.timeout(end - self.env.now)
+            self.bytes_moved += float(np.sum(sizes))
+        self.recorder.record(issued, self.owner, kind, self.env.now - issued, bytes=float(np.sum(sizes)),
+                             blocks=len(destinations))
+        return arrivals

@@ -18,6 +18,7 @@ from ..machine.model import Machine
 from .collectives import Collectives
 from .dma import DMAEngine, SharedMemoryPort
 from .network import Network
+from .recorder import NULL_RECORDER
 from .topology import Topology, make_topology
 
 
@@ -27,6 +28,7 @@ class SimContext:
     network: Network
     collectives: Collectives
     dma: list[DMAEngine] | None
+    recorder: object = NULL_RECORDER
 
 
 class Simulation:
@@ -49,12 +51,16 @@ class Simulation:
             raise UserError(f"executing {self.nodes} nodes needs {need / 2**30:.1f} GiB for its traffic matrices, "
                             f"more than this computer can spare; use fewer --nodes")
 
-    def context(self) -> SimContext:
+    def context(self, recorder=NULL_RECORDER) -> SimContext:
+        """A fresh environment; ``recorder`` (see engine/recorder.py) observes
+        the DMA engines and whatever the algorithm reports."""
         env = simpy.Environment()
         network = Network(env, self.topology, self.machine.network, self.machine.messaging)
         collectives = Collectives(env, self.nodes, self.machine.collectives, network)
         dma = None
         if self.machine.dma is not None:
             memory = SharedMemoryPort(self.machine.dma.shared_bandwidth_Bps)
-            dma = [DMAEngine(env, self.machine.dma, memory) for _ in range(self.nodes)]
-        return SimContext(env=env, network=network, collectives=collectives, dma=dma)
+            alignment = self.machine.spe.dma_alignment_bytes if self.machine.spe is not None else 1.0
+            dma = [DMAEngine(env, self.machine.dma, memory, owner=rank, alignment_bytes=alignment,
+                             recorder=recorder) for rank in range(self.nodes)]
+        return SimContext(env=env, network=network, collectives=collectives, dma=dma, recorder=recorder)

@@ -36,8 +36,13 @@ class Graph:
     endpoint_count: np.ndarray
 
     @property
+    def directed(self) -> bool:
+        return bool(self.spec.directed)
+
+    @property
     def degree(self) -> np.ndarray:
-        """Degree in the simple undirected graph (self-loops/duplicates excluded)."""
+        """Degree in the simple undirected graph (self-loops/duplicates
+        excluded); for a directed graph, the out-degree (every tuple kept)."""
         return np.diff(self.indptr)
 
     @property
@@ -50,7 +55,12 @@ class Graph:
 
         Valid when `visited` is a union of connected components, as a finished
         BFS's reached set is: then no tuple has exactly one visited endpoint.
+        For a directed graph, the tuples leaving a visited vertex (all of
+        them end at a visited vertex when `visited` is closed under out-edges,
+        as a finished search's reached set is): the edges the search explored.
         """
+        if self.directed:
+            return int(self.degree[np.asarray(visited, dtype=bool)].sum())
         return int(self.endpoint_count[np.asarray(visited, dtype=bool)].sum() // 2)
 
     def nbytes(self) -> int:
@@ -90,7 +100,22 @@ def _unique_canonical_keys(edges: EdgeList) -> np.ndarray:
     return keys
 
 
+def build_directed_csr(spec: GraphSpec, edges: EdgeList) -> Graph:
+    """Out-adjacency of every tuple (v, w) as the edge v -> w, in generation
+    order. Duplicates and self-loops are kept: the Cell paper's lists E_v are
+    the generated neighbours, and the BFS simply finds a repeat marked."""
+    n = edges.num_vertices
+    order = np.argsort(edges.src, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(edges.src, minlength=n), out=indptr[1:])
+    indices = edges.dst[order].astype(np.int32 if n < 2**31 else np.int64)
+    return Graph(spec=spec, num_vertices=n, num_input_edges=len(edges), indptr=indptr, indices=indices,
+                 edges=edges, endpoint_count=endpoint_counts(edges))
+
+
 def build_csr(spec: GraphSpec, edges: EdgeList) -> Graph:
+    if spec.directed:
+        return build_directed_csr(spec, edges)
     n = edges.num_vertices
     keys = _unique_canonical_keys(edges)
     low, high = np.divmod(keys, np.int64(n))

@@ -27,13 +27,21 @@ MAX_SCALE = 31
 
 @dataclass(frozen=True)
 class GraphSpec:
-    """A Kronecker (Graph500) or uniform-arity random graph of 2**scale vertices."""
+    """A Kronecker (Graph500) or uniform-arity random graph of 2**scale vertices.
+
+    ``directed`` (uniform graphs only) keeps each generated tuple (v, w) as
+    the directed edge v -> w, so vertex v's adjacency list E_v holds exactly
+    its k_v ~ U[0, 2a] generated neighbours: the graphs of Villa et al.
+    (seed 001, 2 and 5), whose mean arity is a. Undirected (the default),
+    every tuple is an edge both ways and the mean degree is about 2a.
+    """
 
     kind: str
     scale: int
     edgefactor: int = 16
     arity: float = 16.0
     seed: int = 1
+    directed: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in GRAPH_KINDS:
@@ -61,6 +69,10 @@ class GraphSpec:
                     f"(vertex arities are integers drawn from [0, 2*arity]), got {self.arity!r}"
                 )
 
+        if self.directed and self.kind != UNIFORM:
+            raise UserError("only uniform graphs can be directed (the Cell paper's adjacency lists E_v); "
+                            "Graph500 Kronecker graphs are undirected")
+
     def num_vertices(self) -> int:
         return 1 << self.scale
 
@@ -76,4 +88,6 @@ class GraphSpec:
             shape = f"ef{self.edgefactor}"
         else:
             shape = "a" + f"{self.arity:g}".replace(".", "p")
+            if self.directed:
+                shape += "-directed"
         return f"{self.kind}-s{self.scale}-{shape}-seed{self.seed}-v{GENERATOR_VERSION}"

@@ -27,6 +27,11 @@ from .model import (
     MessagingModel,
     NetworkModel,
     NodeModel,
+    SPEModel,
+    StepCost,
+    StepCosts,
+    STEPS,
+    ELEMENTS,
 )
 
 OVERRIDE_SOURCE = "command-line override (--set)"
@@ -323,6 +328,16 @@ def _cross_checks(values: dict, problems: _Problems) -> None:
         problems.add("nodes.default", f"{values['nodes.default']} exceeds nodes.max {values['nodes.max']}")
     if values["network.topology"] == "torus" and "network.shape" not in values and not values.get("network.partitions"):
         problems.add("network", "a torus needs `shape:` or `partitions:` to know its dimensions")
+    if "spe" in values:
+        if "dma" not in values:
+            problems.add("spe", "an SPE moves data only by DMA; add a `dma:` section")
+        fixed = (values["spe.code_and_stack"] + 2 * values["spe.bq_buffer"] + 2 * values["spe.bg_buffer"]
+                 + values["spe.qout"] + values["spe.qin"] + 2 * values["spe.bqnext_buffer"])
+        if fixed >= values["spe.local_store"]:
+            problems.add("spe", f"code, stack and double buffers take {fixed:.0f} B, more than the "
+                                f"{values['spe.local_store']:.0f} B local store; shrink the buffers")
+        if values["spe.bitmap_max"] > values["spe.local_store"]:
+            problems.add("spe.bitmap_max", "cannot exceed spe.local_store")
     if values["messaging.edge_bytes"] > values["network.packet_payload"]:
         problems.add("messaging.edge_bytes", "an edge must fit in one packet payload")
     if values["network.packet_granule"] > values["network.packet_payload"]:
@@ -382,6 +397,19 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
             max_outstanding=v["dma.max_outstanding"],
             shared_bandwidth_Bps=v["dma.shared_bandwidth"],
         )
+    spe = None
+    if "spe" in v:
+        steps = {}
+        for step in STEPS:
+            steps[step] = StepCost(**{f"per_{element}_cycles": float(v.get(f"spe.cycles.{step}.per_{element}", 0.0))
+                                      for element in ELEMENTS})
+        spe = SPEModel(
+            **{f"{key}_bytes": v[f"spe.{key}"] for key in (
+                "local_store", "code_and_stack", "bitmap_max", "bq_buffer", "bg_buffer", "qout", "qin",
+                "bqnext_buffer", "vertex_code", "padding", "header_entry", "dma_alignment", "guard")},
+            dma_list_max=v["spe.dma_list_max"],
+            cycles=StepCosts(**steps),
+        )
     return Machine(
         name=v["name"],
         description=v["description"],
@@ -394,6 +422,7 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
         messaging=messaging,
         collectives=collectives,
         dma=dma,
+        spe=spe,
         sources=sources,
         origin=origin,
     )

@@ -102,6 +102,60 @@ class DMAModel:
         return float(np.interp(np.log2(max(block_bytes, 1.0)), xs, self.curve_bandwidth_Bps))
 
 
+STEPS = ("fetch", "gather", "dispatch", "alltoall", "bitmap", "commit")
+ELEMENTS = ("edge", "list", "portion", "quadword", "transfer")
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """Cycles one SPE spends in one step, per element of work."""
+
+    per_edge_cycles: float = 0.0
+    per_list_cycles: float = 0.0
+    per_portion_cycles: float = 0.0
+    per_quadword_cycles: float = 0.0
+    per_transfer_cycles: float = 0.0
+
+    def cycles(self, edges=0, lists=0, portions=0, quadwords=0, transfers=0):
+        """Cycles for the given element counts (scalars or numpy arrays)."""
+        return (self.per_edge_cycles * np.asarray(edges, dtype=np.float64)
+                + self.per_list_cycles * np.asarray(lists, dtype=np.float64)
+                + self.per_portion_cycles * np.asarray(portions, dtype=np.float64)
+                + self.per_quadword_cycles * np.asarray(quadwords, dtype=np.float64)
+                + self.per_transfer_cycles * np.asarray(transfers, dtype=np.float64))
+
+
+@dataclass(frozen=True)
+class StepCosts:
+    fetch: StepCost
+    gather: StepCost
+    dispatch: StepCost
+    alltoall: StepCost
+    bitmap: StepCost
+    commit: StepCost
+
+
+@dataclass(frozen=True)
+class SPEModel:
+    """A Cell SPE: its local store budget, data formats and per-step costs."""
+
+    local_store_bytes: float
+    code_and_stack_bytes: float
+    bitmap_max_bytes: float
+    bq_buffer_bytes: float
+    bg_buffer_bytes: float
+    qout_bytes: float
+    qin_bytes: float
+    bqnext_buffer_bytes: float
+    vertex_code_bytes: float
+    padding_bytes: float
+    header_entry_bytes: float
+    dma_alignment_bytes: float
+    dma_list_max: int
+    guard_bytes: float
+    cycles: StepCosts
+
+
 @dataclass(frozen=True)
 class Machine:
     name: str
@@ -115,6 +169,7 @@ class Machine:
     messaging: MessagingModel
     collectives: CollectiveModel
     dma: DMAModel | None
+    spe: SPEModel | None
     sources: Mapping[str, str]  # dotted parameter path -> where its value comes from
     origin: str  # file the model was loaded from
 

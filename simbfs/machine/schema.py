@@ -158,6 +158,45 @@ SCHEMA = Section(
                 "shared_bandwidth": Param("bandwidth", "Main-memory bandwidth all engines share."),
             },
         ),
+        "spe": Section(
+            optional=True,
+            doc="A processing element with an explicitly managed local store and per-step "
+            "cycle costs (the Cell BE's SPEs; used by the cell-* algorithms).",
+            fields={
+                "local_store": Param("size", "Local store of one SPE: code, stack, bitmap and all buffers must fit."),
+                "code_and_stack": Param("size", "Local store taken by the SPE program and its stack."),
+                "bitmap_max": Param("size", "Largest bitmap partition (visited bits of the SPE's vertices) the local store can hold."),
+                "bq_buffer": Param("size", "One bQ buffer (Fetch, double-buffered): a block of the frontier queue Q."),
+                "bg_buffer": Param("size", "One bG buffer (Gather, double-buffered): the adjacency lists of one iteration."),
+                "qout": Param("size", "All outgoing queues Qout_i,p of one SPE together (split evenly among the SPEs)."),
+                "qin": Param("size", "All incoming queues Qin_i,p of one SPE together (split evenly among the SPEs)."),
+                "bqnext_buffer": Param("size", "One bQnext buffer (Commit, double-buffered): newly visited vertices."),
+                "vertex_code": Param("size", "Bytes of one vertex code (vertex id and encoded list length) or queue entry."),
+                "padding": Param("size", "Per-SPE portions of an adjacency list are padded to a multiple of this (a quadword)."),
+                "header_entry": Param("size", "Bytes per SPE in an adjacency list's header (offset and length of its portion)."),
+                "dma_alignment": Param("size", "DMA transfers to and from main memory are aligned to this boundary."),
+                "dma_list_max": Param("count", "Most transfers one DMA list may describe.", integer=True),
+                "guard": Param("size", "Bytes of one communication guard (a flag put after each queue transfer)."),
+                "cycles": Section(
+                    doc="Cycles one SPE spends in each step of the paper's Algorithm 3, per element. "
+                    "Elements: edges (adjacency entries), lists (adjacency lists, i.e. frontier "
+                    "vertices with at least one edge), portions (non-empty per-SPE parts of a list, "
+                    "one queue entry each), quadwords (padded queue quadwords) and transfers "
+                    "(DMA commands issued). Omitted costs are zero.",
+                    fields={
+                        step: Section(
+                            doc=f"Cycle costs of the {step} step.",
+                            fields={
+                                element: Param("cycles", f"Cycles per {element[4:]} in the {step} step.",
+                                               positive=False, optional=True)
+                                for element in ("per_edge", "per_list", "per_portion", "per_quadword", "per_transfer")
+                            },
+                        )
+                        for step in ("fetch", "gather", "dispatch", "alltoall", "bitmap", "commit")
+                    },
+                ),
+            },
+        ),
     },
 )
 
