@@ -93,26 +93,32 @@ class Network:
         to node j in ``packets[i, j]`` packets (default: as few as fit).
         The diagonal (a node's messages to itself) never enters the network."""
         model = self.model
-        payload = np.array(payload_bytes, dtype=np.float64, copy=True)
-        np.fill_diagonal(payload, 0.0)
-        if packets is None:
-            packets = model.packets(payload)
-        else:
-            packets = np.array(packets, dtype=np.float64, copy=True)
-            np.fill_diagonal(packets, 0.0)
-        wire = np.where(payload > 0, model.wire_bytes(payload, packets), 0.0)
-        total_packets = int(packets.sum())
-        if total_packets == 0:
+        n = self.topology.nodes
+        payload = np.asarray(payload_bytes, dtype=np.float64).reshape(-1)
+        # Work on the pairs that talk: small levels touch few of the N^2.
+        pairs = np.flatnonzero(payload)
+        pairs = pairs[pairs // n != pairs % n]  # a node's messages to itself stay home
+        if len(pairs) == 0:
             return ExchangeCost(0.0, 0.0, 0.0, 0.0, "none", 0, 0.0, 0.0)
-        inject = wire.sum(axis=1).max() / model.injection_bandwidth_Bps
-        eject = wire.sum(axis=0).max() / model.injection_bandwidth_Bps
-        link = self.topology.link_loads(wire).max(initial=0.0) / model.link_bandwidth_Bps
+        sizes = payload[pairs]
+        if packets is None:
+            counts = model.packets(sizes)
+        else:
+            counts = np.asarray(packets, dtype=np.float64).reshape(-1)[pairs]
+        wire = model.wire_bytes(sizes, counts)
+        senders, receivers = pairs // n, pairs % n
+        inject = np.bincount(senders, weights=wire, minlength=n).max() / model.injection_bandwidth_Bps
+        eject = np.bincount(receivers, weights=wire, minlength=n).max() / model.injection_bandwidth_Bps
+        link = 0.0
+        if self.topology.num_links:
+            dense = np.zeros(n * n)
+            dense[pairs] = wire
+            link = self.topology.link_loads(dense.reshape(n, n)).max() / model.link_bandwidth_Bps
         candidates = {"injection": inject, "ejection": eject, "link": link}
         serialisation = max(candidates.values())
-        hops = int(self.topology.hop_matrix[payload > 0].max())
-        latency = hops * model.hop_latency_s
-        per_node = (packets.sum(axis=1) * self.messaging.send_overhead_s
-                    + packets.sum(axis=0) * self.messaging.receive_overhead_s)
+        latency = int(self.topology.hop_matrix.reshape(-1)[pairs].max()) * model.hop_latency_s
+        per_node = (np.bincount(senders, weights=counts, minlength=n) * self.messaging.send_overhead_s
+                    + np.bincount(receivers, weights=counts, minlength=n) * self.messaging.receive_overhead_s)
         overhead = float(per_node.max())
         terms = {**candidates, "overhead": overhead, "latency": latency}
         bottleneck = max(terms, key=terms.get)
@@ -122,7 +128,7 @@ class Network:
             latency_s=latency,
             overhead_s=overhead,
             bottleneck=bottleneck,
-            packets=total_packets,
-            payload_bytes=float(payload.sum()),
+            packets=int(counts.sum()),
+            payload_bytes=float(sizes.sum()),
             wire_bytes=float(wire.sum()),
         )
