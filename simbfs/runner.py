@@ -46,6 +46,10 @@ class RunConfig:
     overrides: list[str] = field(default_factory=list)
     validate: bool = True
     cache_dir: str | None = None
+    # Uniform graphs only: None lets the algorithm choose (the cell-*
+    # algorithms run on the Cell paper's directed graphs, the others on
+    # undirected ones).
+    directed: bool | None = None
 
 
 def _nothing(_message: str) -> None:
@@ -59,10 +63,15 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
     machine = load_machine(config.machine, config.overrides)
     nodes = config.nodes if config.nodes is not None else machine.default_nodes
     algorithm = get_algorithm(config.algorithm or machine.algorithm or DEFAULT_ALGORITHM)
+    directed = config.directed
+    if directed is None:
+        directed = config.graph == "uniform" and getattr(algorithm, "directed_graphs", False)
     spec = GraphSpec(kind=config.graph, scale=config.scale, edgefactor=config.edgefactor,
-                     arity=config.arity, seed=config.seed)
+                     arity=config.arity, seed=config.seed, directed=bool(directed))
     sim = Simulation(machine, nodes)
     _check_fits_machine(spec, machine, nodes, algorithm)
+    if hasattr(algorithm, "check"):
+        algorithm.check(machine, spec.num_vertices(), nodes)
 
     graph = load_graph(spec, config.cache_dir, progress=progress)
     keys = search_keys(graph, config.roots, seed=config.seed)
@@ -101,6 +110,7 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
             "scale": spec.scale,
             "edgefactor": spec.edgefactor if spec.kind == "kronecker" else None,
             "arity": spec.arity if spec.kind == "uniform" else None,
+            "directed": spec.directed,
             "seed": spec.seed,
             "vertices": graph.num_vertices,
             "input_edges": int(graph.num_input_edges),

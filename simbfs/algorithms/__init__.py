@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from ..errors import UserError
 from .bsp1d import ALGORITHM_VARIANTS as _BSP1D
+from .cell_spe import ALGORITHM_VARIANTS as _CELL
 
-ALGORITHMS = {**_BSP1D}
+ALGORITHMS = {**_BSP1D, **_CELL}
 
 
 def get_algorithm(name: str):

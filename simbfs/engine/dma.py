@@ -106,23 +106,30 @@ class DMAEngine:
             self.bytes_moved += nbytes
         self.recorder.record(issued, self.owner, kind, self.env.now - issued, bytes=nbytes, blocks=len(sizes))
 
-    def put_list(self, network, destinations, sizes, guard_bytes: float, kind: str = "put-list"):
-        """Process: a fenced put list into other elements' local stores. For
-        each destination its payload, then its guard, cross the network
-        (ports and links reserved in list order, so the guard never overtakes
-        the payload). Returns, as the process value, the guard arrival time
-        at every destination."""
-        issued = self.env.now
+    def reserve_put_list(self, network, destinations, sizes, guard_bytes: float) -> np.ndarray:
+        """Reserve, from now, a fenced put list into other elements' local
+        stores: for each destination its payload, then its guard, cross the
+        network (ports and links reserved in list order, so a guard never
+        overtakes its payload). Returns the guard arrival time at every
+        destination. No event: the caller waits as it needs (the sender
+        for the last guard, each receiver for its own)."""
         arrivals = np.zeros(len(destinations))
+        for i, (dst, nbytes) in enumerate(zip(destinations, sizes)):
+            if nbytes > 0:
+                network.arrival_time(self.owner, int(dst), float(nbytes))
+            arrivals[i] = network.arrival_time(self.owner, int(dst), guard_bytes)
+        self.bytes_moved += float(np.sum(sizes))
+        return arrivals
+
+    def put_list(self, network, destinations, sizes, guard_bytes: float, kind: str = "put-list"):
+        """Process: :meth:`reserve_put_list` holding one command slot until
+        the last guard has arrived; its value is the arrival times."""
+        issued = self.env.now
         with self.slots.request() as slot:
             yield slot
-            for i, (dst, nbytes) in enumerate(zip(destinations, sizes)):
-                if nbytes > 0:
-                    network.arrival_time(self.owner, int(dst), float(nbytes))
-                arrivals[i] = network.arrival_time(self.owner, int(dst), guard_bytes)
+            arrivals = self.reserve_put_list(network, destinations, sizes, guard_bytes)
             end = float(arrivals.max(initial=self.env.now))
             yield self.env.timeout(end - self.env.now)
-            self.bytes_moved += float(np.sum(sizes))
         self.recorder.record(issued, self.owner, kind, self.env.now - issued, bytes=float(np.sum(sizes)),
                              blocks=len(destinations))
         return arrivals
