@@ -1,0 +1,66 @@
+"""Fig. 5 of 001: time spent in computation (above) and data transfer (below)
+per SPE, for several arities (claim cell.overlap: in the overlapped schedule
+the Gather and Commit transfer times are below the computation, and one
+all-to-all queue transfer is shorter than its Bitmap processing).
+Reads the simulator's timeline recorder."""
+
+from __future__ import annotations
+
+try:
+    from experiments import cell_common as C
+except ImportError:
+    import cell_common as C
+
+ARITIES = (16, 64, 256, 512)
+EDGES_LOG2 = 22
+QUICK_EDGES_LOG2 = 14
+
+
+def main(argv=None):
+    args = C.parse_args(__doc__, argv)
+    out = C.out_dir(args)
+    edges_log2 = QUICK_EDGES_LOG2 if args.quick else EDGES_LOG2
+    rows = []
+    import math
+    for arity in ARITIES:
+        scale = max(8, edges_log2 - int(round(math.log2(arity))))
+        r = C.run_cell(arity, scale, 8, roots=1, trace=True)
+        b = r["busy"]
+        spans = r["recorder"].spans
+        bitmaps = [s.duration_s for s in spans if s.kind == "bitmap"]
+        puts = [s.duration_s for s in spans if s.kind == "alltoall"]
+        rows.append({
+            "arity": arity, "scale": scale,
+            "compute_s": (b.get("dispatch", 0) + b.get("bitmap", 0)) / 8,
+            "gather_commit_s": (b.get("gather", 0) + b.get("commit", 0) + b.get("fetch", 0)) / 8,
+            "alltoall_s": b.get("alltoall", 0) / 8,
+            "wait_s": b.get("wait", 0) / 8,
+            "mean_put_s": sum(puts) / max(1, len(puts)),
+            "mean_bitmap_s": sum(bitmaps) / max(1, len(bitmaps)),
+        })
+    C.write_csv(out / "fig5_overlap.csv", rows)
+    plt = C.plot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    x = range(len(rows))
+    ax.bar(x, [r["compute_s"] * 1e3 for r in rows], label="computation (dispatch + bitmap)")
+    ax.bar(x, [-r["gather_commit_s"] * 1e3 for r in rows], label="DMA in flight (fetch, gather, commit)")
+    ax.bar(x, [-r["alltoall_s"] * 1e3 for r in rows], bottom=[-r["gather_commit_s"] * 1e3 for r in rows],
+           label="all-to-all puts")
+    ax.set_xticks(list(x), [f"a={r['arity']}" for r in rows])
+    ax.axhline(0, color="k", lw=0.5)
+    ax.set_ylabel("ms per SPE (one search)")
+    ax.set_title("Fig. 5: computation (above) vs data transfer (below), simulated")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "fig5_overlap.png", dpi=120)
+    print("Fig. 5 (claim cell.overlap, trend): transfer vs computation per SPE")
+    for r in rows:
+        ok1 = r["gather_commit_s"] < r["compute_s"]
+        ok2 = r["mean_put_s"] < r["mean_bitmap_s"]
+        print(f"  a = {r['arity']:>3}: DMA {r['gather_commit_s']*1e3:.3f} ms < compute {r['compute_s']*1e3:.3f} ms: {ok1}; "
+              f"one put {r['mean_put_s']*1e6:.2f} us < one bitmap {r['mean_bitmap_s']*1e6:.2f} us: {ok2}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
