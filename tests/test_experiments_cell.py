@@ -7,7 +7,8 @@ import pytest
 
 from simbfs.claims import claim
 
-SCRIPTS = ["cell_calibration", "cell_fig2", "cell_fig3", "cell_fig5", "cell_fig6", "cell_fig7", "cell_arity10"]
+SCRIPTS = ["cell_calibration", "cell_fig2", "cell_fig3", "cell_fig5", "cell_fig6", "cell_fig7", "cell_arity10",
+           "cell_timeline"]
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
