@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import tempfile
@@ -45,8 +46,10 @@ def _number(kind: type, lowest: float, strictly_above: bool, what: str):
     def parse(text: str):
         try:
             value = kind(text)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
         if value < lowest or (strictly_above and value == lowest):
             bound = "greater than" if strictly_above else "at least"
             raise argparse.ArgumentTypeError(f"must be {bound} {lowest:g}, got {text}")
@@ -135,15 +138,20 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        # A file that passed the checks but could not be written (disk full, say).
+        print(f"simbfs: error: cannot write {exc.filename or 'an output file'}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return UserError.exit_status
 
 
 def _cmd_run(args) -> int:
-    from .report import format_run
+    from .report import format_run, levels_csv
     from .runner import RunConfig, run
 
-    outputs = [path for path in (args.json, args.csv, args.plot) if path is not None]
-    for path in outputs:
-        _check_writable(path)
+    outputs = {flag: path for flag, path in (("--json", args.json), ("--csv", args.csv), ("--plot", args.plot))
+               if path is not None}
+    _check_outputs(outputs)
     config = RunConfig(
         machine=args.machine, nodes=args.nodes, scale=args.scale, graph=args.graph,
         edgefactor=args.edgefactor, arity=args.arity, roots=args.roots, seed=args.seed,
@@ -166,24 +174,6 @@ def _cmd_run(args) -> int:
     if doc["validated"] and not doc["all_valid"]:
         return 1
     return 0
-
-
-def levels_csv(doc: dict) -> str:
-    """Per-level records of every root as CSV, with the run's identity columns."""
-    import csv
-    import io
-
-    from .records import LevelRecord
-
-    identity = {"machine": doc["machine"], "nodes": doc["nodes"], "scale": doc["scale"],
-                "algorithm": doc["algorithm"], "mode": doc["mode"]}
-    fields = list(identity) + list(LevelRecord.__dataclass_fields__)
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
-    writer.writeheader()
-    for level in doc["levels"]:
-        writer.writerow({**identity, **level})
-    return out.getvalue()
 
 
 def _plot_atomically(path: Path, doc: dict) -> None:
@@ -209,12 +199,20 @@ def _publish(tmp: str, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def _check_writable(path: Path) -> None:
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise UserError(f"cannot write --json {path}: directory {parent} does not exist; create it first")
-    if path.is_dir():
-        raise UserError(f"--json {path} is a directory; give a file name such as {path / 'result.json'}")
+def _check_outputs(outputs: dict[str, Path]) -> None:
+    """Refuse, before any work, output paths that could not be written."""
+    seen: dict[Path, str] = {}
+    for flag, path in outputs.items():
+        parent = path.parent if str(path.parent) else Path(".")
+        if path.resolve() in seen:
+            raise UserError(f"{seen[path.resolve()]} and {flag} both name {path}; give each output its own file")
+        seen[path.resolve()] = flag
+        if not parent.is_dir():
+            raise UserError(f"cannot write {flag} {path}: directory {parent} does not exist; create it first")
+        if path.is_dir():
+            raise UserError(f"{flag} {path} is a directory; give a file name inside it")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise UserError(f"cannot write {flag} {path}: no permission to create files in {parent}")
 
 
 def _write_atomically(path: Path, text: str) -> None:

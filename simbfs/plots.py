@@ -10,7 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (backend must be chosen first)
 
-from .runner import levels_of, representative_root  # noqa: E402
+from .report import levels_of, representative_root  # noqa: E402
 
 _PARTS = (("compute_s", "compute", "#4c72b0"),
           ("communication_s", "communication", "#dd8452"),
@@ -48,7 +48,7 @@ def plot_run(doc: dict, path: Path) -> None:
     right.axhline(doc["teps"]["harmonic_mean"] / 1e9, color="#c44e52", linestyle="--", label="harmonic mean")
     right.set_xticks([])
     right.set_ylabel("GTEPS")
-    right.set_title(f"{len(teps)} roots")
+    right.set_title(f"{len(teps)} root{'s' if len(teps) != 1 else ''}")
     right.legend(frameon=False, fontsize=8, loc="lower center")
 
     fig.suptitle(f"{doc['machine']}, {doc['nodes']} nodes, {doc['graph']['kind']} scale {doc['scale']}, "

@@ -4,8 +4,23 @@ from __future__ import annotations
 
 from .machine import schema
 from .machine.model import Machine
-from .runner import levels_of, representative_root, teps_table_rows
 from .units import format_quantity
+
+
+def teps_table_rows(doc: dict) -> list[tuple[str, float]]:
+    t = doc["teps"]
+    return [(k, t[k]) for k in ("harmonic_mean", "min", "q1", "median", "q3", "max")]
+
+
+def representative_root(doc: dict) -> int:
+    """The root in the middle of the TEPS ranking (rank ceil(K/2) from the
+    slowest); the per-level table and plot show it."""
+    ordered = sorted(doc["roots"], key=lambda r: (r["teps"], r["root"]))
+    return ordered[(len(ordered) - 1) // 2]["root"]
+
+
+def levels_of(doc: dict, root: int) -> list[dict]:
+    return [level for level in doc["levels"] if level["root"] == root]
 
 
 def _teps(value: float) -> str:
@@ -39,7 +54,7 @@ def format_run(doc: dict) -> str:
     else:
         lines.append("validation SKIPPED (--no-validate): the BFS trees were not checked")
     lines.append("")
-    lines.append(f"Simulated TEPS over {len(roots)} roots (Graph500 statistics):")
+    lines.append(f"Simulated TEPS over {len(roots)} root{'s' if len(roots) != 1 else ''} (Graph500 statistics):")
     for name, value in teps_table_rows(doc):
         lines.append(f"  {name:<14} {_teps(value):>14}")
     times = [r["time_s"] for r in roots]
@@ -130,3 +145,21 @@ def _lookup(machine: Machine, path: str):
         if hasattr(obj, leaf + suffix):
             return getattr(obj, leaf + suffix)
     raise AttributeError(path)
+
+
+def levels_csv(doc: dict) -> str:
+    """Per-level records of every root as CSV, with the run's identity columns."""
+    import csv
+    import io
+
+    from .records import LevelRecord
+
+    identity = {"machine": doc["machine"], "nodes": doc["nodes"], "scale": doc["scale"],
+                "algorithm": doc["algorithm"], "mode": doc["mode"]}
+    fields = list(identity) + list(LevelRecord.__dataclass_fields__)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for level in doc["levels"]:
+        writer.writerow({**identity, **level})
+    return out.getvalue()

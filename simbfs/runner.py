@@ -77,6 +77,8 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
     keys = search_keys(graph, config.roots, seed=config.seed)
     if len(keys) == 0:
         raise UserError("the graph has no vertex with an edge to start a search from; use a larger --scale or --arity")
+    if len(keys) < config.roots:
+        progress(f"only {len(keys)} vertices have an edge: running {len(keys)} roots, not {config.roots}")
 
     roots: list[RootRecord] = []
     levels: list[dict] = []
@@ -144,19 +146,3 @@ def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> None
         raise UserError(f"scale {spec.scale} on {nodes} nodes needs about {format_quantity(need, 'size')} per node, "
                         f"but a {machine.name} node has {format_quantity(have, 'size')} (node.memory); "
                         f"use more --nodes or a smaller --scale")
-
-
-def teps_table_rows(doc: dict) -> list[tuple[str, float]]:
-    t = doc["teps"]
-    return [(k, t[k]) for k in ("harmonic_mean", "min", "q1", "median", "q3", "max")]
-
-
-def representative_root(doc: dict) -> int:
-    """The root in the middle of the TEPS ranking (rank ceil(K/2) from the
-    slowest); the per-level table and plot show it."""
-    ordered = sorted(doc["roots"], key=lambda r: (r["teps"], r["root"]))
-    return ordered[(len(ordered) - 1) // 2]["root"]
-
-
-def levels_of(doc: dict, root: int) -> list[dict]:
-    return [level for level in doc["levels"] if level["root"] == root]

@@ -125,3 +125,16 @@ def test_faster_links_never_slow_a_communication_bound_run(graphs):
     t_slow = ALGORITHMS["bsp1d-topdown"].run(Simulation(slow, 4), graph, root).time_s
     t_fast = ALGORITHMS["bsp1d-topdown"].run(Simulation(fast, 4), graph, root).time_s
     assert t_fast < t_slow
+
+
+def test_every_node_owns_a_balanced_share_of_vertices():
+    # 32 vertices on 20 nodes: ceil(32/20) = 2-vertex blocks would leave 4
+    # nodes empty; balanced blocks give every node 1 or 2.
+    from simbfs.algorithms.bsp1d import _Run
+
+    graph = generate_graph(GraphSpec("kronecker", 5, seed=2))
+    run = _Run(ALGORITHMS["bsp1d-do"], Simulation(tiny_machine(), 20), graph, 0)
+    assert run.local_vertices.sum() == 32
+    assert set(run.local_vertices.tolist()) == {1, 2}
+    owners = run.owner(np.arange(32))
+    assert np.array_equal(np.bincount(owners, minlength=20), run.local_vertices)

@@ -102,3 +102,33 @@ def test_arriving_after_a_delay_equals_computing_then_arriving():
     env.run()
     # the same timeline as ranks that compute with timeouts first (test above)
     assert sorted(log) == [(0, 130, 30), (1, 130, 30), (2, 130, 30), (3, 130, 30)]
+
+
+def test_ranks_calling_different_collectives_is_an_error():
+    env, coll = setup(2)
+
+    def rank0():
+        yield coll.barrier(0)
+
+    def rank1():
+        yield coll.allreduce(1, np.array([1]))
+
+    env.process(rank0())
+    env.process(rank1())
+    with pytest.raises(RuntimeError, match="called allreduce, other ranks barrier"):
+        env.run()
+
+
+def test_the_completion_hook_may_come_from_any_rank():
+    env, coll = setup(2)
+    ran = []
+
+    def rank(r):
+        hook = (lambda result: ran.append(result.value.tolist())) if r == 0 else None
+        yield env.timeout(r * 1e-9)  # rank 0 arrives first, rank 1 completes the rendezvous
+        yield coll.allreduce(r, np.array([r + 1]), on_complete=hook)
+
+    env.process(rank(0))
+    env.process(rank(1))
+    env.run()
+    assert ran == [[3]]

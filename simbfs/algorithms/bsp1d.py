@@ -10,9 +10,10 @@ What it implements
     their Algorithm 2 switches it.
 
 Partitioning
-    Vertex v belongs to node ``v // ceil(n / N)``. Each node holds the
-    adjacency lists of its own vertices (both directions of every
-    undirected edge).
+    Vertex v belongs to node ``v * N // n``: contiguous blocks whose sizes
+    differ by at most one, so every node owns vertices whenever N <= n.
+    Each node holds the adjacency lists of its own vertices (both directions
+    of every undirected edge).
 
 Frontier
     Top-down levels: the sorted ids of the frontier vertices (a queue).
@@ -97,6 +98,11 @@ def first_frontier_neighbour(graph: Graph, vertices: np.ndarray, in_frontier: np
     return found, examined
 
 
+def _without_rounding_noise(value: float, scale: float) -> float:
+    """``value``, or 0.0 when it is float round-off relative to ``scale``."""
+    return 0.0 if value < 1e-9 * scale else value
+
+
 @dataclass
 class _LevelWork:
     """Per-node counters of one level, and what it found."""
@@ -149,7 +155,10 @@ class _Run:
         self.machine = sim.machine
         self.N = sim.nodes
         self.n = graph.num_vertices
-        self.block = -(-self.n // self.N)
+        # first vertex of every node (and n at the end): node i owns
+        # [starts[i], starts[i + 1])
+        self.starts = (np.arange(self.N + 1, dtype=np.int64) * self.n + self.N - 1) // self.N
+        self.local_vertices = np.diff(self.starts)
         self.ctx = sim.context()
         self.parent = np.full(self.n, -1, dtype=np.int64)
         self.parent[root] = root
@@ -171,7 +180,7 @@ class _Run:
         self._done = False
 
     def owner(self, vertices: np.ndarray) -> np.ndarray:
-        return vertices // self.block
+        return vertices * self.N // self.n
 
     def per_node(self, vertices: np.ndarray, weights=None) -> np.ndarray:
         return np.bincount(self.owner(vertices), weights=weights, minlength=self.N).astype(np.float64)
@@ -199,18 +208,20 @@ class _Run:
 
     def top_down_receive(self) -> None:
         """Owners claim unvisited targets; in receive-buffer order (by source
-        node, then scan order) the first edge to a vertex sets its parent."""
+        node, then scan order) the first edge to a vertex sets its parent.
+        ``np.minimum.at`` finds that first edge with defined semantics
+        (a fancy assignment with repeated indices would leave the winner to
+        numpy's iteration order)."""
         costs = self.machine.node.compute
         sources, targets, dst_node = self._pending_edges
         self._pending_edges = None
         received = np.bincount(dst_node, minlength=self.N).astype(np.float64)
         fresh = self.parent[targets] < 0
         candidates, candidate_parents = targets[fresh], sources[fresh]
-        # Reversed fancy assignment: the earliest edge is written last and wins.
-        self.parent[candidates[::-1]] = candidate_parents[::-1]
-        claimed = np.zeros(self.n, dtype=bool)
-        claimed[candidates] = True
-        new = np.flatnonzero(claimed)
+        first_edge = np.full(self.n, len(candidates), dtype=np.int64)
+        np.minimum.at(first_edge, candidates, np.arange(len(candidates), dtype=np.int64))
+        new = np.flatnonzero(first_edge < len(candidates))
+        self.parent[new] = candidate_parents[first_edge[new]]
         work = self._work
         work.recv_cycles = received * costs.message_unpack_cycles + self.per_node(new) * costs.vertex_visit_cycles
         work.next_frontier = new
@@ -254,10 +265,10 @@ class _Run:
         node = self.machine.node
         while not self._done:
             if self.direction == BOTTOM_UP:
-                result = yield coll.allgather(rank, self.block / 8)
+                result = yield coll.allgather(rank, self.local_vertices[rank] / 8)
                 self._level_comm[0] = result.cost_s
                 # every node receives the other nodes' slices of the bitmap
-                self._collective_bytes = self.N * (self.N - 1) * self.block / 8
+                self._collective_bytes = (self.N - 1) * self.n / 8
             work = self.level_work()
             if work.send_s is None:
                 work.send_s = node.seconds(work.send_cycles).tolist()
@@ -285,7 +296,7 @@ class _Run:
         once, the first time any rank asks in this level."""
         if self._counts is None:
             nf = self._work.next_frontier
-            bounds = np.searchsorted(nf, np.arange(self.N + 1) * self.block)
+            bounds = np.searchsorted(nf, self.starts)
             edges = np.concatenate([[0], np.cumsum(self.degree[nf])])
             self._counts = np.stack([np.diff(bounds), np.diff(edges[bounds])], axis=1)
         return self._counts[rank]
@@ -311,7 +322,7 @@ class _Run:
             time_s=time_s,
             compute_s=compute_mean,
             communication_s=comm,
-            synchronisation_s=max(time_s - compute_mean - comm, 0.0),
+            synchronisation_s=_without_rounding_noise(time_s - compute_mean - comm, time_s),
             compute_max_s=float(self._node_compute.max()),
             bottleneck=exchange.bottleneck if exchange else "none",
             collective_bytes=self._collective_bytes,
@@ -340,9 +351,10 @@ class _Run:
 
     def execute(self) -> RootRun:
         env = self.ctx.env
-        for rank in range(self.N):
-            env.process(self.node_program(rank))
+        nodes = [env.process(self.node_program(rank)) for rank in range(self.N)]
         env.run()
+        # A node stuck in a collective would end the run early, silently.
+        assert all(node.triggered for node in nodes), "a node process did not finish its BFS"
         return RootRun(root=self.root, parent=self.parent, time_s=env.now, levels=self.records)
 
 

@@ -44,12 +44,14 @@ class CollectiveResult:
 
 
 class _Rendezvous:
-    __slots__ = ("contributions", "arrivals", "last_arrival", "event")
+    __slots__ = ("kind", "contributions", "arrivals", "last_arrival", "on_complete", "event")
 
-    def __init__(self, env: simpy.Environment, size: int):
+    def __init__(self, env: simpy.Environment, size: int, kind: str):
+        self.kind = kind
         self.contributions: list[Any] = [None] * size
         self.arrivals = 0
         self.last_arrival = env.now
+        self.on_complete = None
         self.event = env.event()
 
 
@@ -79,14 +81,15 @@ class Collectives:
 
     # ------------------------------------------------------------ operations
     def barrier(self, rank: int, after: float = 0.0) -> simpy.Event:
-        return self._join(rank, None, lambda _: (None, self.barrier_cost(), None), after=after)
+        return self._join("barrier", rank, None, lambda _: (None, self.barrier_cost(), None), after=after)
 
-    def allreduce(self, rank: int, value: np.ndarray, op: Callable = np.add,
+    def allreduce(self, rank: int, value: np.ndarray, op: np.ufunc = np.add,
                   on_complete: Callable[[CollectiveResult], None] | None = None,
                   after: float = 0.0) -> simpy.Event:
         """Combine ``value`` (a small numpy array) over all ranks with ``op``.
 
-        ``on_complete(result)``, if given, runs once when the operation
+        ``op`` is a numpy ufunc (``np.add``, ``np.maximum``, ``np.logical_or``).
+        ``on_complete(result)``, if given by any rank, runs once when the operation
         completes and before any rank resumes: the place for work that all
         ranks would do identically on the reduced value (deciding the next
         BFS direction, say)."""
@@ -96,7 +99,7 @@ class Collectives:
             total = op.reduce(np.stack(contributions), axis=0)
             return total, self.allreduce_cost(value.nbytes), None
 
-        return self._join(rank, value, finish, on_complete, after)
+        return self._join("allreduce", rank, value, finish, on_complete, after)
 
     def allgather(self, rank: int, nbytes: float, gather: Callable[[], Any] | None = None,
                   after: float = 0.0) -> simpy.Event:
@@ -108,7 +111,7 @@ class Collectives:
             total = float(sum(contributions))
             return (gather() if gather else None), self.allgather_cost(total), None
 
-        return self._join(rank, float(nbytes), finish, after=after)
+        return self._join("allgather", rank, float(nbytes), finish, after=after)
 
     def alltoallv(self, rank: int, deliver: Callable[[], tuple[np.ndarray, np.ndarray | None, Any]],
                   after: float = 0.0) -> simpy.Event:
@@ -121,17 +124,24 @@ class Collectives:
             cost = self.network.exchange_cost(payload, packets)
             return value, cost.time_s, cost
 
-        return self._join(rank, None, finish, after=after)
+        return self._join("alltoallv", rank, None, finish, after=after)
 
     # ------------------------------------------------------------- machinery
-    def _join(self, rank: int, contribution: Any, finish: Callable,
+    def _join(self, kind: str, rank: int, contribution: Any, finish: Callable,
               on_complete: Callable[[CollectiveResult], None] | None = None,
               after: float = 0.0) -> simpy.Event:
+        if after < 0:
+            raise ValueError(f"rank {rank} cannot arrive at a {kind} {after} s in the past")
         call = int(self._calls[rank])
         self._calls[rank] += 1
         rendezvous = self._open.get(call)
         if rendezvous is None:
-            rendezvous = self._open[call] = _Rendezvous(self.env, self.nodes)
+            rendezvous = self._open[call] = _Rendezvous(self.env, self.nodes, kind)
+        elif rendezvous.kind != kind:
+            # SPMD code that diverged: every rank must call the same collectives in order.
+            raise RuntimeError(f"collective #{call}: rank {rank} called {kind}, other ranks {rendezvous.kind}")
+        if on_complete is not None:
+            rendezvous.on_complete = on_complete
         rendezvous.contributions[rank] = contribution
         rendezvous.arrivals += 1
         rendezvous.last_arrival = max(rendezvous.last_arrival, self.env.now + after)
@@ -143,8 +153,8 @@ class Collectives:
             done = self.env.timeout(started + cost - self.env.now)
 
             def complete(_event):
-                if on_complete is not None:
-                    on_complete(result)
+                if rendezvous.on_complete is not None:
+                    rendezvous.on_complete(result)
                 rendezvous.event.succeed(result)
 
             done.callbacks.append(complete)

@@ -14,7 +14,8 @@ Two granularities, one set of parameters (docs/background/simulation.md):
   N x N traffic matrix (a flow-level model): the exchange lasts as long as
   its most loaded resource (a node's injection or ejection port, or a
   torus link) needs to carry its bytes, plus the latency of the longest
-  route, plus the per-message software overhead of the busiest node. This is
+  route, plus the busiest node's software overhead (``send_overhead`` per
+  packet it sends plus ``receive_overhead`` per packet it receives). This is
   the bottleneck bound that pipelined packet traffic approaches; it ignores
   head-of-line blocking and routing hot spots inside a link's time window.
 """
@@ -65,9 +66,11 @@ class Network:
     def arrival_time(self, src: int, dst: int, payload_bytes: float) -> float:
         model = self.model
         wire = float(model.wire_bytes(payload_bytes))
-        ready = self.env.now + self.messaging.send_overhead_s
+        # Software overheads are per packet, as in exchange_cost.
+        packets = max(1.0, float(model.packets(payload_bytes)))
+        ready = self.env.now + packets * self.messaging.send_overhead_s
         if src == dst:
-            return ready + self.messaging.receive_overhead_s
+            return ready + packets * self.messaging.receive_overhead_s
         port_time = wire / model.injection_bandwidth_Bps
         link_time = wire / model.link_bandwidth_Bps
         head = max(ready, self._inject_free[src])
@@ -85,7 +88,7 @@ class Network:
         head = max(head, self._eject_free[dst])
         self._eject_free[dst] = head + port_time
         tail = max(tail, head + port_time)
-        return tail + self.messaging.receive_overhead_s
+        return tail + packets * self.messaging.receive_overhead_s
 
     # -------------------------------------------------------- bulk exchange
     def exchange_cost(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None) -> ExchangeCost:

@@ -52,6 +52,9 @@ def generate_graph(spec: GraphSpec) -> Graph:
 def _save(graph: Graph, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o777 & ~umask)  # mkdtemp makes it private; a shared cache must not be
     try:
         arrays = {"src": graph.edges.src, "dst": graph.edges.dst, "indptr": graph.indptr,
                   "indices": graph.indices, "endpoint_count": graph.endpoint_count}
@@ -64,7 +67,12 @@ def _save(graph: Graph, path: Path) -> None:
                 shutil.rmtree(temporary, ignore_errors=True)
                 return
             shutil.rmtree(path, ignore_errors=True)  # a stale or corrupt entry
-        os.replace(temporary, path)
+        try:
+            os.replace(temporary, path)
+        except OSError:
+            if _load(graph.spec, path) is None:
+                raise
+            shutil.rmtree(temporary, ignore_errors=True)  # a concurrent run won the race
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
