@@ -126,6 +126,8 @@ def test_bad_machine_files_exit_2_with_one_clear_message(tmp_path, text, words):
     (["bluegene_q", "--set", "network.warp=9"], ["no such machine parameter"]),
     (["bluegene_q", "--set", "network.hop_latency=fast"], ["network.hop_latency", "ns"]),
     (["bluegene_q", "--nodes", "32", "--scale", "4"], ["leaves nodes without a vertex"]),
+    (["tsubame2", "--graph", "uniform", "--arity", "nan"], ["finite number"]),
+    (["tsubame2", "--graph", "uniform", "--arity", "1e400"], ["finite number"]),
 ])
 def test_impossible_runs_exit_2_before_any_work(tmp_path, args, words):
     out = tmp_path / "out.json"
@@ -189,3 +191,10 @@ def test_output_files_get_the_users_umask(tmp_path):
     finally:
         os.umask(old)
     assert out.stat().st_mode & 0o777 == 0o644
+
+
+def test_two_outputs_into_one_file_are_refused(tmp_path):
+    out = tmp_path / "same"
+    result = simbfs("run", "bluegene_q", *SMALL, "--json", str(out), "--csv", str(out))
+    assert result.returncode == 2 and "--json and --csv both name" in result.stderr
+    assert not out.exists()
