@@ -239,8 +239,11 @@ def _cmd_machines(args) -> int:
     names = bundled_machines()
     width = max((len(n) for n in names), default=0)
     for name in names:
-        machine = load_machine(name)
-        print(f"{name:<{width}}  {machine.description}")
+        try:
+            description = load_machine(name).description
+        except UserError as exc:  # list the rest; say what is wrong with this one
+            description = f"(cannot be loaded: {str(exc).splitlines()[-1].strip()})"
+        print(f"{name:<{width}}  {description}")
     print("\n`simbfs machines --describe NAME` shows every parameter with its source.")
     return 0
 

@@ -101,3 +101,16 @@ def test_put_list_guards_follow_their_payload_and_the_recorder_sees_every_comman
     assert [round(t * 1e9, 6) for t in result["arrivals"]] == [1132, 2164]
     assert [(s.kind, round(s.time_s * 1e9), round(s.duration_s * 1e9)) for s in recorder.spans] == [
         ("put-list", 0, 2164)]
+
+
+def test_contiguous_transfers_are_charged_aligned_blocks_in_closed_form():
+    import simpy
+
+    from simbfs.engine.dma import DMAEngine
+
+    engine = DMAEngine(simpy.Environment(), DMA, alignment_bytes=16)
+    # 200 B in 128 B blocks: a 128 B block and a 72 B one (80 B aligned)
+    assert engine.aligned_contiguous(200, 128) == 128 + 80
+    # a gibibyte in 16 B blocks costs no per-block work
+    assert engine.aligned_contiguous(2**30, 16) == 2**30
+    assert engine.aligned_contiguous(0, 16) == 0

@@ -374,3 +374,37 @@ def test_set_unknown_key_suggests_the_right_path():
 def test_set_without_equals_sign():
     message = load_error("bluegene_q", overrides=["network.link_bandwidth"])
     assert "dotted.key=value" in message
+
+
+# ---------------------------------------------------------------- messages users meet
+
+def test_an_empty_file_says_it_is_empty(tmp_path):
+    path = tmp_path / "empty.yaml"
+    path.write_text("")
+    with pytest.raises(UserError, match="is empty"):
+        load_machine(str(path))
+
+
+def test_a_misspelt_base_is_traced_to_the_file_that_names_it(tmp_path):
+    path = tmp_path / "child.yaml"
+    path.write_text("extends: bluegene_qq\n")
+    with pytest.raises(UserError) as error:
+        load_machine(str(path))
+    assert str(path) in str(error.value) and "did you mean bluegene_q" in str(error.value)
+
+
+def test_a_misspelt_key_gets_a_suggestion(tmp_path):
+    path = tmp_path / "typo.yaml"
+    path.write_text("extends: bluegene_q\nnetwork:\n  link_bandwidht: {value: 2 GB/s, source: x}\n")
+    with pytest.raises(UserError, match="did you mean link_bandwidth"):
+        load_machine(str(path))
+
+
+def test_a_bad_value_given_with_set_is_marked_as_such():
+    with pytest.raises(UserError, match=r"hop_latency: .*bare number 3 \(value from --set\)"):
+        load_machine("bluegene_q", overrides=["network.hop_latency=3"])
+
+
+def test_packets_must_be_whole_granules():
+    with pytest.raises(UserError, match="not a whole number of 32 B granules"):
+        load_machine("bluegene_q", overrides=["network.packet_payload=500 B"])

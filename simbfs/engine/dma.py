@@ -69,6 +69,15 @@ class DMAEngine:
         a = self.alignment_bytes
         return float((np.ceil(np.asarray(sizes, dtype=np.float64) / a) * a).sum())
 
+    def aligned_contiguous(self, nbytes: float, block: float) -> float:
+        """Main-memory bytes of ``nbytes`` cut into blocks of ``block`` bytes
+        (the last one shorter), each rounded up to the alignment: the closed
+        form, whatever the number of blocks."""
+        if nbytes <= 0:
+            return 0.0
+        full_blocks, rest = divmod(nbytes, block) if block > 0 else (0.0, nbytes)
+        return float(self.aligned([block]) * full_blocks + (self.aligned([rest]) if rest > 0 else 0.0))
+
     def _finish_time(self, start: float, nbytes: float, block: float, memory_bytes: float) -> float:
         begin = max(start, self.free_at)
         self.free_at = begin + nbytes / self.model.bandwidth(block)
@@ -83,8 +92,7 @@ class DMAEngine:
         issued = self.env.now
         with self.slots.request() as slot:
             yield slot
-            blocks = max(1.0, np.ceil(nbytes / block)) if block > 0 else 1.0
-            memory_bytes = self.aligned(np.full(int(blocks), nbytes / blocks)) if nbytes > 0 else 0.0
+            memory_bytes = self.aligned_contiguous(nbytes, block)
             end = self._finish_time(self.env.now + self.model.latency_s, nbytes, block, memory_bytes)
             yield self.env.timeout(end - self.env.now)
             self.bytes_moved += nbytes

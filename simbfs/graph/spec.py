@@ -16,8 +16,9 @@ KRONECKER = "kronecker"
 UNIFORM = "uniform"
 GRAPH_KINDS = (KRONECKER, UNIFORM)
 
-# Bumped whenever a generator changes the graph it produces for a given spec,
-# so stale cache files are ignored instead of silently reused.
+# Bumped whenever a generator, or the CSR builder (simbfs/graph/csr.py),
+# changes what is cached for a given spec, so stale cache entries are
+# ignored instead of silently reused.
 GENERATOR_VERSION = 1
 
 # Vertex labels are packed into 32-bit halves while generating (see

@@ -11,6 +11,7 @@ naming the file and the dotted key path, all problems at once.
 from __future__ import annotations
 
 import copy
+import difflib
 import os
 from pathlib import Path
 
@@ -51,6 +52,9 @@ def bundled_machines() -> list[str]:
 
 def resolve_machine_path(name_or_path: str) -> Path:
     candidate = Path(name_or_path)
+    if candidate.is_dir():
+        raise UserError(f"{name_or_path} is a directory; give a machine YAML file inside it, or a bundled name "
+                        f"({', '.join(bundled_machines())})")
     if candidate.suffix in (".yaml", ".yml") or os.sep in name_or_path:
         if not candidate.is_file():
             raise UserError(f"machine file {name_or_path} does not exist; give a bundled name "
@@ -59,7 +63,9 @@ def resolve_machine_path(name_or_path: str) -> Path:
     bundled = machines_dir() / f"{name_or_path}.yaml"
     if bundled.is_file():
         return bundled
-    raise UserError(f"unknown machine {name_or_path!r}; bundled machines are "
+    close = difflib.get_close_matches(name_or_path, bundled_machines(), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise UserError(f"unknown machine {name_or_path!r}{hint}; bundled machines are "
                     f"{', '.join(bundled_machines())} (see `simbfs machines`), or give a path to a YAML file")
 
 
@@ -87,9 +93,12 @@ def _read_yaml(path: Path) -> dict:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise UserError(f"{path}: malformed YAML{where}: {problem}; fix the syntax "
                         f"(indentation, a missing ':' or an unclosed quote)") from None
+    if data is None:
+        raise UserError(f"{path} is empty; a machine file is a mapping of sections (name:, node:, network:, ...): "
+                        f"start from a bundled one (see `simbfs machines`)")
     if not isinstance(data, dict):
         raise UserError(f"{path}: a machine file must be a mapping of sections (name:, node:, network:, ...), "
-                        f"not {type(data).__name__}")
+                        f"not a {type(data).__name__}")
     return data
 
 
@@ -108,7 +117,10 @@ def _read_with_bases(path: Path, seen: tuple[Path, ...]) -> dict:
     if not base_path.is_absolute() and (path.parent / base_name).is_file():
         base_path = path.parent / base_name
     elif not base_path.is_file():
-        base_path = resolve_machine_path(base_name)
+        try:
+            base_path = resolve_machine_path(base_name)
+        except UserError as exc:
+            raise UserError(f"{path}: extends: {exc}") from None
     base = _read_with_bases(base_path, seen + (resolved,))
     merged = _deep_merge(base, data)
     merged.pop("extends", None)
@@ -133,6 +145,7 @@ def _apply_override(raw: dict, override: str) -> None:
     declared = dict(S.walk())
     if path not in declared:
         close = [p for p in declared if p.split(".")[-1] == path.split(".")[-1]]
+        close = close or difflib.get_close_matches(path, list(declared), n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else " (`simbfs machines --describe` lists them)"
         raise UserError(f"--set {path}: no such machine parameter{hint}")
     try:
@@ -163,6 +176,12 @@ class _Problems:
     def add(self, path: str, message: str) -> None:
         self.items.append(f"{path}: {message}")
 
+    def note_overrides(self, sources: dict[str, str]) -> None:
+        """Say which problems are in values given with --set, not in the file."""
+        from_command_line = {p for p, s in sources.items() if s == OVERRIDE_SOURCE}
+        self.items = [item + (" (value from --set)" if item.split(":")[0] in from_command_line else "")
+                      for item in self.items]
+
     def raise_if_any(self) -> None:
         if self.items:
             shown = self.items[:12]
@@ -175,8 +194,10 @@ def build_machine(raw: dict, origin: str = "<machine>") -> Machine:
     values: dict[str, object] = {}
     sources: dict[str, str] = {}
     _check_section(raw, S.SCHEMA, "", values, sources, problems)
+    problems.note_overrides(sources)
     problems.raise_if_any()
     _cross_checks(values, problems)
+    problems.note_overrides(sources)
     problems.raise_if_any()
     return _construct(values, sources, origin)
 
@@ -189,7 +210,9 @@ def _check_section(data, section: S.Section, prefix: str, values, sources, probl
     for key in data:
         if key not in section.fields:
             known = ", ".join(section.fields)
-            problems.add(f"{prefix}{key}", f"unknown key; {where} accepts: {known}")
+            close = difflib.get_close_matches(str(key), list(section.fields), n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            problems.add(f"{prefix}{key}", f"unknown key; {hint}{where} accepts: {known}")
     for key, spec in section.fields.items():
         path = f"{prefix}{key}"
         if key not in data:
@@ -240,7 +263,8 @@ def _check_source(item, path, sources, problems) -> bool:
 
 def _check_param(item, spec: S.Param, path, values, sources, problems) -> None:
     if not isinstance(item, dict):
-        problems.add(path, f"write it as {{value: {example(spec.kind)}, source: \"...\"}}")
+        first_example = example(spec.kind).split(", ")[0]
+        problems.add(path, f"write it as {{value: {first_example}, source: \"...\"}}")
         return
     extra = set(item) - {"value", "source", "note"}
     if extra:
@@ -340,6 +364,10 @@ def _cross_checks(values: dict, problems: _Problems) -> None:
             problems.add("spe.bitmap_max", "cannot exceed spe.local_store")
     if values["messaging.edge_bytes"] > values["network.packet_payload"]:
         problems.add("messaging.edge_bytes", "an edge must fit in one packet payload")
+    payload, granule = values["network.packet_payload"], values["network.packet_granule"]
+    if payload % granule:
+        problems.add("network.packet_payload", f"{payload:.0f} B is not a whole number of {granule:.0f} B granules; "
+                                               f"packets occupy the wire in granules, so make it a multiple")
     if values["network.packet_granule"] > values["network.packet_payload"]:
         problems.add("network.packet_granule", "cannot exceed network.packet_payload")
 

@@ -113,7 +113,7 @@ SCHEMA = Section(
                         "bitmap_probe": Param("cycles", "Read one adjacency entry and probe the frontier bitmap (bottom-up)."),
                         "vertex_visit": Param("cycles", "Set the parent of a newly reached vertex and enqueue it."),
                         "message_pack": Param("cycles", "Append one edge to an outgoing message buffer."),
-                        "message_unpack": Param("cycles", "Process one edge from an incoming message."),
+                        "message_unpack": Param("cycles", "At the target's owner, check and claim one edge's target (from an incoming message or found locally)."),
                     },
                 ),
             },
@@ -136,8 +136,8 @@ SCHEMA = Section(
             doc="The software layer that turns BFS edges into network messages.",
             fields={
                 "edge_bytes": Param("size", "Bytes one (vertex, parent) edge occupies in a message."),
-                "send_overhead": Param("time", "Software time to post one message.", positive=False),
-                "receive_overhead": Param("time", "Software time to receive one message.", positive=False),
+                "send_overhead": Param("time", "Software time to post one network packet.", positive=False),
+                "receive_overhead": Param("time", "Software time to receive one network packet.", positive=False),
             },
         ),
         "collectives": Section(
