@@ -95,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="Kronecker edges per vertex (default 16, as Graph500)")
     run.add_argument("--arity", type=_positive_float, default=16.0, metavar="A",
                      help="uniform graph: each vertex's arity is uniform in [0, 2A] (default 16)")
+    direction = run.add_mutually_exclusive_group()
+    direction.add_argument("--directed", dest="directed", action="store_const", const=True, default=None,
+                           help="uniform graph: keep each generated pair (v, w) as the edge v->w only "
+                                "(the Cell paper's graphs; the default for the cell-* algorithms)")
+    direction.add_argument("--undirected", dest="directed", action="store_const", const=False,
+                           help="uniform graph: every pair is an edge both ways (the default otherwise)")
     run.add_argument("--roots", type=_positive_int, default=8, metavar="K",
                      help="search keys to run (default 8; Graph500 uses 64)")
     run.add_argument("--seed", type=_non_negative_int, default=1, metavar="X",
@@ -156,6 +162,7 @@ def _cmd_run(args) -> int:
         machine=args.machine, nodes=args.nodes, scale=args.scale, graph=args.graph,
         edgefactor=args.edgefactor, arity=args.arity, roots=args.roots, seed=args.seed,
         algorithm=args.algorithm, overrides=list(args.overrides), validate=args.validate,
+        directed=args.directed,
     )
 
     def progress(message: str) -> None:

@@ -37,6 +37,8 @@ def _time(seconds: float) -> str:
 def format_run(doc: dict) -> str:
     graph = doc["graph"]
     shape = f"edgefactor {graph['edgefactor']}" if graph["kind"] == "kronecker" else f"arity {graph['arity']:g}"
+    if graph.get("directed"):
+        shape += ", directed"
     lines = [
         f"simbfs {doc['simbfs_version']}  mode: {doc['mode']}",
         f"machine    {doc['machine']} ({doc['topology']}), {doc['nodes']} nodes",
@@ -50,7 +52,9 @@ def format_run(doc: dict) -> str:
     if doc["validated"]:
         bad = [r["root"] for r in roots if not r["valid"]]
         verdict = "all valid" if not bad else f"INVALID for roots {bad}"
-        lines.append(f"validation {len(roots)} BFS trees checked against the 5 Graph500 rules: {verdict}")
+        rules = "the 5 Graph500 rules (directed form)" if doc["graph"].get("directed") else "the 5 Graph500 rules"
+        trees = f"{len(roots)} BFS tree{'s' if len(roots) != 1 else ''}"
+        lines.append(f"validation {trees} checked against {rules}: {verdict}")
     else:
         lines.append("validation SKIPPED (--no-validate): the BFS trees were not checked")
     lines.append("")

@@ -198,3 +198,16 @@ def test_two_outputs_into_one_file_are_refused(tmp_path):
     result = simbfs("run", "bluegene_q", *SMALL, "--json", str(out), "--csv", str(out))
     assert result.returncode == 2 and "--json and --csv both name" in result.stderr
     assert not out.exists()
+
+
+def test_directed_follows_the_algorithm_unless_asked(tmp_path):
+    base = ["run", "cell_be", "--graph", "uniform", "--arity", "4", "--scale", "10", "--roots", "1", "--quiet"]
+    default, forced = tmp_path / "d.json", tmp_path / "u.json"
+    assert main([*base, "--json", str(default)]) == 0
+    assert main([*base, "--undirected", "--json", str(forced)]) == 0
+    assert json.loads(default.read_text())["graph"]["directed"] is True  # the Cell paper's graphs
+    assert json.loads(forced.read_text())["graph"]["directed"] is False
+    result = simbfs("run", "bluegene_q", "--nodes", "32", "--scale", "10", "--directed")
+    assert result.returncode == 2 and "only uniform graphs can be directed" in result.stderr
+    result = simbfs("run", "cell_be", "--graph", "uniform", "--scale", "10", "--algorithm", "bsp1d-do", "--directed")
+    assert result.returncode == 2 and "needs an undirected graph" in result.stderr

@@ -120,6 +120,10 @@ class _LevelWork:
 class BSP1D:
     """Level-synchronous 1D BFS; ``direction_optimising`` switches bottom-up on."""
 
+    # Bottom-up levels search a vertex's own adjacency for a parent: the
+    # adjacency must be symmetric.
+    directed_graphs = False
+
     def __init__(self, name: str, direction_optimising: bool, alpha: float = 15.0, beta: float = 18.0):
         self.name = name
         self.direction_optimising = direction_optimising
