@@ -66,12 +66,12 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
     directed = config.directed
     if directed is None:
         directed = config.graph == "uniform" and getattr(algorithm, "directed_graphs", False)
+    spec = GraphSpec(kind=config.graph, scale=config.scale, edgefactor=config.edgefactor,
+                     arity=config.arity, seed=config.seed, directed=bool(directed))
     if directed and not getattr(algorithm, "directed_graphs", False):
         raise UserError(f"{algorithm.name} needs an undirected graph (its bottom-up levels look for a parent "
                         f"among a vertex's neighbours, which a directed adjacency list does not hold); "
                         f"drop --directed, or use an algorithm that takes directed graphs (cell-bsp, cell-overlap)")
-    spec = GraphSpec(kind=config.graph, scale=config.scale, edgefactor=config.edgefactor,
-                     arity=config.arity, seed=config.seed, directed=bool(directed))
     sim = Simulation(machine, nodes)
     _check_fits_machine(spec, machine, nodes, algorithm)
     if hasattr(algorithm, "check"):
