@@ -30,6 +30,8 @@ examples:
       the Cell BE on a uniform-arity graph, results as JSON and a per-level CSV table
   simbfs run bluegene_q --nodes 1024 --scale 18 --plot levels.png
       a picture of where the time goes, level by level
+  simbfs run bluegene_q --nodes 65536 --scale 40 --algorithm bsp1d-topdown --mode project
+      a run far too large for this computer, projected from a scale-20 BFS profile
   simbfs run my_machine.yaml --nodes 64 --scale 14
       your own machine file (start from a bundled one: see `simbfs machines`)
 
@@ -107,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="seed of the graph and of the search keys (default 1)")
     run.add_argument("--algorithm", choices=sorted(ALGORITHMS), metavar="NAME",
                      help="BFS variant: " + ", ".join(sorted(ALGORITHMS)) + " (default: the machine's)")
+    run.add_argument("--mode", choices=("execute", "project"), default="execute",
+                     help="execute the BFS on the generated graph (default), or project a run too large "
+                          "for this computer from a BFS profile at a smaller scale (bsp1d-* on Kronecker "
+                          "graphs; every output then says 'projected')")
+    run.add_argument("--profile-scale", type=_positive_int, metavar="S",
+                     help="--mode project: scale of the executed BFS profile (default: min(--scale, 20))")
     run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                      help="override a machine parameter for a what-if study, e.g. "
                           "--set network.link_bandwidth='4 GB/s' (repeatable)")
@@ -162,7 +170,7 @@ def _cmd_run(args) -> int:
         machine=args.machine, nodes=args.nodes, scale=args.scale, graph=args.graph,
         edgefactor=args.edgefactor, arity=args.arity, roots=args.roots, seed=args.seed,
         algorithm=args.algorithm, overrides=list(args.overrides), validate=args.validate,
-        directed=args.directed,
+        directed=args.directed, mode=args.mode, profile_scale=args.profile_scale,
     )
 
     def progress(message: str) -> None:

@@ -49,7 +49,14 @@ def format_run(doc: dict) -> str:
     if doc["overrides"]:
         lines.append("overrides  " + ", ".join(doc["overrides"]))
     roots = doc["roots"]
-    if doc["validated"]:
+    projection = doc.get("projection")
+    if projection:
+        lines.append(f"PROJECTED  not executed: predicted from a BFS profile at scale {projection['profile_scale']} "
+                     f"({projection['method']})")
+    if projection:
+        lines.append(f"validation the profile's BFS runs at scale {projection['profile_scale']}; no tree exists "
+                     f"at the projected size")
+    elif doc["validated"]:
         bad = [r["root"] for r in roots if not r["valid"]]
         verdict = "all valid" if not bad else f"INVALID for roots {bad}"
         rules = "the 5 Graph500 rules (directed form)" if doc["graph"].get("directed") else "the 5 Graph500 rules"
@@ -58,14 +65,16 @@ def format_run(doc: dict) -> str:
     else:
         lines.append("validation SKIPPED (--no-validate): the BFS trees were not checked")
     lines.append("")
-    lines.append(f"Simulated TEPS over {len(roots)} root{'s' if len(roots) != 1 else ''} (Graph500 statistics):")
+    kind = "Projected" if projection else "Simulated"
+    lines.append(f"{kind} TEPS over {len(roots)} root{'s' if len(roots) != 1 else ''} (Graph500 statistics):")
     for name, value in teps_table_rows(doc):
         lines.append(f"  {name:<14} {_teps(value):>14}")
     times = [r["time_s"] for r in roots]
     lines.append(f"  {'BFS time':<14} {_time(min(times)):>14} .. {_time(max(times))}")
     lines.append("")
     root = representative_root(doc)
-    lines.append(f"Per level, root {root} (middle of the TEPS ranking; --json and --csv have every root):")
+    lines.append(f"{'Projected per' if projection else 'Per'} level, root {root} "
+                 f"(middle of the TEPS ranking; --json and --csv have every root):")
     lines.append(format_levels(levels_of(doc, root)))
     lines.append("  compute: mean over nodes; busiest: the busiest node; messages: network packets;")
     lines.append("  time = compute + comm + sync (waiting for the slowest node)")

@@ -46,6 +46,8 @@ class RunConfig:
     overrides: list[str] = field(default_factory=list)
     validate: bool = True
     cache_dir: str | None = None
+    mode: str = "execute"  # or "project"
+    profile_scale: int | None = None  # project: the scale of the executed BFS profile
     # Uniform graphs only: None lets the algorithm choose (the cell-*
     # algorithms run on the Cell paper's directed graphs, the others on
     # undirected ones).
@@ -72,10 +74,13 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
         raise UserError(f"{algorithm.name} needs an undirected graph (its bottom-up levels look for a parent "
                         f"among a vertex's neighbours, which a directed adjacency list does not hold); "
                         f"drop --directed, or use an algorithm that takes directed graphs (cell-bsp, cell-overlap)")
-    sim = Simulation(machine, nodes)
+    projecting = config.mode == "project"
+    sim = Simulation(machine, nodes, executed=not projecting)
     _check_fits_machine(spec, machine, nodes, algorithm)
     if hasattr(algorithm, "check"):
         algorithm.check(machine, spec.num_vertices(), nodes)
+    if projecting:
+        return _project(config, machine, nodes, algorithm, spec, sim, progress)
 
     graph = load_graph(spec, config.cache_dir, progress=progress)
     keys = search_keys(graph, config.roots, seed=config.seed)
@@ -101,9 +106,18 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
                                 valid=valid, levels=len(result.levels), validation_failures=failures))
         levels.extend(level.as_dict() for level in result.levels)
 
-    return {
+    return _document(config, machine, nodes, algorithm, spec, sim, roots, levels,
+                     vertices=graph.num_vertices, input_edges=int(graph.num_input_edges),
+                     mode="executed", validated=config.validate)
+
+
+def _document(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec, sim: Simulation,
+              roots: list[RootRecord], levels: list[dict], *, vertices: int, input_edges: int,
+              mode: str, validated: bool, projection: dict | None = None) -> dict:
+    """The result document: the same keys whether executed or projected."""
+    doc = {
         "simbfs_version": __version__,
-        "mode": "executed",
+        "mode": mode,
         "machine": machine.name,
         "machine_file": _stable_origin(machine.origin),
         "overrides": list(config.overrides),
@@ -118,15 +132,54 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
             "arity": spec.arity if spec.kind == "uniform" else None,
             "directed": spec.directed,
             "seed": spec.seed,
-            "vertices": graph.num_vertices,
-            "input_edges": int(graph.num_input_edges),
+            "vertices": vertices,
+            "input_edges": input_edges,
         },
-        "validated": config.validate,
-        "all_valid": all(r.valid for r in roots) if config.validate else None,
+        "validated": validated,
+        "all_valid": all(r.valid for r in roots) if validated else None,
         "teps": teps_statistics([r.teps for r in roots]),
         "roots": [r.as_dict() for r in roots],
         "levels": levels,
     }
+    if projection is not None:
+        doc["projection"] = projection
+    return doc
+
+
+DEFAULT_PROFILE_SCALE = 20
+
+
+def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec, sim: Simulation,
+             progress: Callable[[str], None]) -> dict:
+    """--mode project: predict the run from a BFS profile at a smaller scale."""
+    from .projection import check_projectable, profile_roots, project_root
+
+    check_projectable(algorithm)
+    if spec.kind != "kronecker":
+        raise UserError("--mode project models how Graph500 Kronecker graphs change with scale; "
+                        "use --graph kronecker, or execute the uniform graph")
+    profile_scale = config.profile_scale or min(spec.scale, DEFAULT_PROFILE_SCALE)
+    if not 1 <= profile_scale <= spec.scale:
+        raise UserError(f"--profile-scale must be between 1 and the target --scale {spec.scale}, got {profile_scale}")
+    if 2**profile_scale < nodes and profile_scale == spec.scale:
+        raise UserError(f"{nodes} nodes need at least {nodes} vertices; use a larger --scale")
+    profile_spec = GraphSpec(kind=spec.kind, scale=profile_scale, edgefactor=spec.edgefactor, seed=spec.seed)
+    graph = load_graph(profile_spec, config.cache_dir, progress=progress)
+    keys = search_keys(graph, config.roots, seed=config.seed)
+    progress(f"profiling {len(keys)} roots at scale {profile_scale} for {nodes} nodes at scale {spec.scale}")
+    profiles = profile_roots(graph, keys, machine, nodes, algorithm)
+    roots, levels = [], []
+    for profile in profiles:
+        edges, time_s, records = project_root(profile, machine, sim.topology, profile_scale, spec.scale,
+                                              spec.edgefactor)
+        roots.append(RootRecord(root=profile.root, edges=int(round(edges)), time_s=time_s,
+                                teps=edges / time_s, valid=None, levels=len(records)))
+        levels.extend(record.as_dict() for record in records)
+    return _document(config, machine, nodes, algorithm, spec, sim, roots, levels,
+                     vertices=spec.num_vertices(), input_edges=spec.num_input_edges_estimate(),
+                     mode="projected", validated=False,
+                     projection={"profile_scale": profile_scale, "profile_roots": "search keys of the profile graph",
+                                 "method": "docs/background/projection.md"})
 
 
 def _stable_origin(origin: str) -> str:

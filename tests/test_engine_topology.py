@@ -74,3 +74,22 @@ def test_torus_rejects_a_node_count_it_cannot_hold():
     machine = tiny_machine(**{"network.topology": "torus", "network.shape": [4, 4]})
     with pytest.raises(UserError, match="holds 16 nodes"):
         Torus(12, machine.network)
+
+
+@pytest.mark.parametrize("shape", [(5,), (4,), (3, 4, 2), (4, 2, 4, 4, 2)])
+def test_closed_forms_match_enumeration(shape):
+    t = torus(shape)
+    n = t.nodes
+    off_diagonal = ~np.eye(n, dtype=bool)
+    # hop distribution of distinct pairs
+    counted = np.bincount(t.hop_matrix[off_diagonal].astype(int)) / off_diagonal.sum()
+    assert np.allclose(t.hop_distribution()[: len(counted)], counted)
+    # busiest link under uniform traffic
+    assert t.uniform_max_link_load(3.0) == pytest.approx(t.link_loads(3.0 * off_diagonal).max())
+    # one node sending to (receiving from) all others: its busiest own link
+    out, into = np.zeros((n, n)), np.zeros((n, n))
+    out[0, 1:] = 1.0
+    into[1:, 0] = 1.0
+    shares = t.hot_link_shares()
+    assert shares[0] == pytest.approx(t.link_loads(out).max() / n)
+    assert shares[1] == pytest.approx(t.link_loads(into).max() / n)

@@ -136,13 +136,14 @@ class BSP1D:
         return f"level-synchronous 1D BFS, alltoallv per level, {kind}"
 
     def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
-        """Bytes one node needs: its CSR slice, parents, the replicated
-        frontier bitmap and the send buffers of its largest level (all its
-        edges, in the worst case, plus as many incoming)."""
+        """Bytes one node needs: its CSR slice, parents, the send buffers of
+        its largest level (all its edges, in the worst case, plus as many
+        incoming) and, for bottom-up levels, the replicated frontier bitmap
+        (n/8 bytes on every node: what limits this variant at scale)."""
         local_vertices = -(-num_vertices // nodes)
         local_edges = num_directed_edges / nodes
-        return (8 * local_vertices + 4 * local_edges + 8 * local_vertices + num_vertices / 8
-                + 2 * 8 * local_edges)
+        bitmap = num_vertices / 8 if self.direction_optimising else 0.0
+        return 8 * local_vertices + 4 * local_edges + 8 * local_vertices + bitmap + 2 * 8 * local_edges
 
     # ------------------------------------------------------------------ run
     def run(self, sim: Simulation, graph: Graph, root: int) -> RootRun:

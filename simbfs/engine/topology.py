@@ -44,6 +44,21 @@ class Topology:
     def link_loads(self, traffic: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def hop_distribution(self) -> np.ndarray:
+        """P[h] = share of ordered pairs of distinct nodes that are h hops
+        apart, computed without enumerating pairs (for any machine size)."""
+        raise NotImplementedError
+
+    def uniform_max_link_load(self, pair_bytes: float) -> float:
+        """Bytes on the busiest link when every ordered pair of distinct
+        nodes exchanges ``pair_bytes`` (closed form, any machine size)."""
+        raise NotImplementedError
+
+    def hot_link_shares(self) -> tuple[float, float]:
+        """(out, in): the largest share of one node's traffic to (from) all
+        others that crosses a single one of its own links."""
+        raise NotImplementedError
+
     @cached_property
     def hop_matrix(self) -> np.ndarray:
         """Hops between every pair of nodes (uint8/uint16), computed once."""
@@ -77,6 +92,15 @@ class Crossbar(Topology):
 
     def link_loads(self, traffic: np.ndarray) -> np.ndarray:
         return np.zeros(0)
+
+    def hop_distribution(self) -> np.ndarray:
+        return np.array([0.0, 1.0])
+
+    def uniform_max_link_load(self, pair_bytes: float) -> float:
+        return 0.0
+
+    def hot_link_shares(self) -> tuple[float, float]:
+        return 0.0, 0.0  # no links of its own: the ports carry everything
 
 
 class Torus(Topology):
@@ -168,6 +192,41 @@ class Torus(Topology):
                         P[s, t, extent + (s - step) % extent] += weights[1]
             paths.append(P)
         return paths
+
+    def hop_distribution(self) -> np.ndarray:
+        # Coordinates of a random pair are independent per dimension: the
+        # hop count is the sum of independent ring distances (a convolution).
+        total = np.array([1.0])
+        for extent in self.shape:
+            ring = np.zeros(extent // 2 + 1)
+            for step in range(extent):
+                ring[min(step, extent - step)] += 1.0 / extent
+            total = np.convolve(total, ring)
+        total[0] -= 1.0 / self.nodes  # a node and itself
+        return total / total.sum()
+
+    def uniform_max_link_load(self, pair_bytes: float) -> float:
+        # Summing a uniform matrix over the other coordinates gives every
+        # ring of dimension k a uniform n_k x n_k matrix of pair_bytes * N / n_k.
+        worst = 0.0
+        for extent, paths in zip(self.shape, self._ring_paths):
+            ring = np.ones((extent, extent)) - np.eye(extent)
+            per_ring = np.einsum("st,stj->j", ring, paths).max()
+            worst = max(worst, pair_bytes * self.nodes / extent * per_ring)
+        return float(worst)
+
+    def hot_link_shares(self) -> tuple[float, float]:
+        # A message leaves its source along the first dimension that differs
+        # and reaches its destination along the last one; the other
+        # coordinates of a uniformly chosen peer are uniform.
+        first = next((k for k, extent in enumerate(self.shape) if extent > 1), 0)
+        last = max((k for k, extent in enumerate(self.shape) if extent > 1), default=0)
+        extent, paths = self.shape[first], self._ring_paths[first]
+        out_share = max(paths[0, :, 0].sum(), paths[0, :, extent].sum()) / extent
+        extent, paths = self.shape[last], self._ring_paths[last]
+        into_zero = (extent - 1, extent + 1 if extent > 1 else extent)  # + link from k-1, - link from 1
+        in_share = max(paths[:, 0, j].sum() for j in into_zero) / extent
+        return float(out_share), float(in_share)
 
     def link_loads(self, traffic: np.ndarray) -> np.ndarray:
         """Bytes per directed link for an N x N traffic matrix.

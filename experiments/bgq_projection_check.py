@@ -1,0 +1,81 @@
+"""Projection checked against execution on BlueGene/Q (issue 3).
+
+For (nodes, scale) pairs small enough to execute here, run the simulation
+(mode "executed") and the projection from a BFS profile at a smaller scale
+(mode "projected"), and compare their Graph500 harmonic-mean TEPS. The bar:
+projected within 10% of executed. Every case is printed and written to
+CSV, hits and misses alike; docs/validation.md quotes the table.
+
+    python experiments/bgq_projection_check.py [--quick] [--roots 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from simbfs.runner import RunConfig, run  # noqa: E402
+
+RESULTS = ROOT / "results" / "bgq"
+BAR = 0.10
+# (algorithm, nodes, scale, profile scale)
+CASES = [
+    ("bsp1d-do", 64, 16, 14),
+    ("bsp1d-do", 256, 18, 16),
+    ("bsp1d-do", 512, 18, 14),
+    ("bsp1d-do", 1024, 20, 18),
+    ("bsp1d-do", 4096, 20, 18),
+    ("bsp1d-do", 2048, 21, 19),
+    ("bsp1d-topdown", 1024, 18, 16),
+    ("bsp1d-topdown", 256, 20, 18),
+]
+QUICK_CASES = [("bsp1d-do", 32, 13, 11), ("bsp1d-topdown", 64, 13, 11)]
+
+
+def compare(algorithm: str, nodes: int, scale: int, profile_scale: int, roots: int) -> dict:
+    common = dict(machine="bluegene_q", nodes=nodes, scale=scale, roots=roots, algorithm=algorithm)
+    start = time.perf_counter()
+    executed = run(RunConfig(**common, validate=False))
+    middle = time.perf_counter()
+    projected = run(RunConfig(**common, mode="project", profile_scale=profile_scale))
+    end = time.perf_counter()
+    e, p = executed["teps"]["harmonic_mean"], projected["teps"]["harmonic_mean"]
+    return {"algorithm": algorithm, "nodes": nodes, "scale": scale, "profile_scale": profile_scale,
+            "roots": roots, "executed_GTEPS": e / 1e9, "projected_GTEPS": p / 1e9, "error": p / e - 1,
+            "within_bar": abs(p / e - 1) <= BAR, "execute_s": middle - start, "project_s": end - middle}
+
+
+def main(argv=None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="two tiny cases (seconds), for the tests")
+    parser.add_argument("--roots", type=int, default=64, help="search keys per run (default 64, as Graph500)")
+    parser.add_argument("--out", default=str(RESULTS), help="directory for the CSV")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    print(f"{'algorithm':<14}{'nodes':>6}{'scale':>6}{'from':>5}{'executed':>11}{'projected':>11}{'error':>8}")
+    for algorithm, nodes, scale, profile_scale in (QUICK_CASES if args.quick else CASES):
+        row = compare(algorithm, nodes, scale, profile_scale, 8 if args.quick else args.roots)
+        rows.append(row)
+        print(f"{algorithm:<14}{nodes:>6}{scale:>6}{profile_scale:>5}{row['executed_GTEPS']:>11.4g}"
+              f"{row['projected_GTEPS']:>11.4g}{row['error']:>+8.1%}{'' if row['within_bar'] else '  MISS'}",
+              flush=True)
+    with open(out / "projection_check.csv", "w", newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    hits = sum(row["within_bar"] for row in rows)
+    print(f"{hits} of {len(rows)} cases within {BAR:.0%} of the executed TEPS")
+    return rows
+
+
+if __name__ == "__main__":
+    main()

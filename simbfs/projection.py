@@ -1,0 +1,368 @@
+"""Projection: predicting runs too large to execute here (mode "projected").
+
+A run of 65,536 nodes at scale 40 cannot be executed on a 2-core computer:
+its graph alone would take 30 TB. A projection predicts it from a real BFS
+at a scale that can be executed, in four steps (docs/background/projection.md
+says why each is reasonable and where it is not):
+
+1. **Profile.** The reference direction-optimising BFS (the same direction
+   switch as ``bsp1d-do``) runs on a Graph500 graph at the *profile scale*,
+   from the run's search keys. For every root and level it records, per
+   vertex, the work the level's algorithm would charge that vertex's owner
+   (cycles before and after the exchange, edges sent and received), and
+   keeps their sum, sum of squares and maximum.
+
+2. **Scale.** Per-vertex means are kept: a level's share of the graph is
+   taken from the profile (the level structure of Kronecker graphs drifts
+   slowly with scale; see the validation table). Second moments grow as the
+   degree's second moment, and a maximum with the degree of the vertex that
+   holds it (the hub's growth for the heaviest vertex, the mean degree's for
+   a typical one, log-interpolated between): closed forms of the simple
+   Kronecker graph (simbfs.graph.kronecker_theory), within 1% of generated
+   graphs at scales 14 to 22. The first levels around the root (*seed*
+   levels) keep their vertices rather than their share.
+
+3. **Nodes.** A node owns n/N vertices of scrambled labels: a random
+   sample. Its load is a sum of n/N per-vertex values: the mean node gets
+   n/N x mean; the busiest one the larger of the Gaussian extreme (mean +
+   z_N x standard deviation) and the node holding the heaviest vertex.
+
+4. **Machine.** The level is priced by the engine's own cost models for the
+   target machine: the collectives' stages and bandwidth, and the bulk
+   exchange's injection, ejection and busiest-link loads (closed forms for
+   uniform traffic on the torus), its per-packet overheads (Poisson numbers
+   of edges per destination) and the hop count of its longest route (the
+   torus hop distribution). Level time = busiest node's compute before the
+   exchange + exchange + busiest node's compute after it + collectives, as
+   in the executed ``bsp1d`` timeline.
+
+Only the level-synchronous 1D algorithms (``bsp1d-do``, ``bsp1d-topdown``)
+can be projected so far; every output of a projection says "projected".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .algorithms.bsp1d import BSP1D
+from .bfs import bfs_reference
+from .bfs.direction import BOTTOM_UP, TOP_DOWN
+from .bfs.adjacency import neighbour_slots
+from .engine import Collectives, Network
+from .engine.topology import Topology
+from .errors import UserError
+from .graph import Graph
+from .graph.kronecker_theory import degree_moments
+from .machine.model import Machine
+from .records import LevelRecord
+
+@dataclass(frozen=True)
+class Growth:
+    """How a Kronecker graph's (simple) degrees change from the profile
+    scale to the target scale: closed forms of simbfs.graph.kronecker_theory,
+    which match generated graphs within 1% at scales 14 to 22."""
+
+    second: float  # ratio of E[d^2]
+    mean: float  # ratio of the mean degree
+    largest: float  # ratio of the heaviest vertex's degree
+    profile_mean_degree: float
+    profile_max_degree: float
+
+    @classmethod
+    def between(cls, profile_scale: int, target_scale: int, edgefactor: int) -> "Growth":
+        before, after = degree_moments(profile_scale, edgefactor), degree_moments(target_scale, edgefactor)
+        return cls(second=after.second / before.second, mean=after.mean / before.mean,
+                   largest=after.largest / before.largest, profile_mean_degree=before.mean,
+                   profile_max_degree=before.largest)
+
+    def of_vertex(self, degree: float) -> float:
+        """Growth of a value held by a vertex of ``degree``: the mean's for a
+        vertex of mean degree, the hub's for the heaviest, log-interpolated
+        in between."""
+        low, high = self.profile_mean_degree, self.profile_max_degree
+        if degree <= low or high <= low:
+            return self.mean
+        position = min(1.0, math.log(degree / low) / math.log(high / low))
+        return self.mean * (self.largest / self.mean) ** position
+
+
+# Per-vertex values are kept individually for levels touching at most this
+# many vertices (they may be seed levels).
+SEED_ITEMS = 1 << 16
+
+
+@dataclass
+class Moments:
+    """Sum, sum of squares and maximum of a per-vertex quantity over n
+    vertices, and the degree of the vertex holding the maximum."""
+
+    total: float
+    squares: float
+    largest: float
+    largest_degree: float
+    # (value, degree) of every vertex with a nonzero value, when there are
+    # few (the seed levels around the root: see project_root)
+    items: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, values: np.ndarray, degree: np.ndarray) -> "Moments":
+        values = np.asarray(values, dtype=np.float64)
+        if values.size == 0:
+            return cls(0.0, 0.0, 0.0, 0.0)
+        top = int(values.argmax())
+        nonzero = np.flatnonzero(values)
+        items = np.stack([values[nonzero], degree[nonzero]], axis=1) if len(nonzero) <= SEED_ITEMS else None
+        return cls(float(values.sum()), float(np.dot(values, values)), float(values[top]), float(degree[top]),
+                   items)
+
+
+@dataclass
+class LevelProfile:
+    level: int
+    direction: str
+    frontier_fraction: float  # of the vertices
+    edges_examined_fraction: float  # of the CSR entries
+    before: Moments  # cycles a vertex's owner spends before the exchange
+    after: Moments  # ... after it
+    sent: Moments  # edges a vertex's owner sends (to other nodes)
+    received: Moments  # edges a vertex's owner receives
+
+
+@dataclass
+class RootProfile:
+    root: int
+    component_fraction: float  # input tuples in the root's component / all input tuples
+    levels: list[LevelProfile]
+
+
+def profile_roots(graph: Graph, roots, machine: Machine, nodes: int, algorithm: BSP1D) -> list[RootProfile]:
+    """Step 1: per-vertex work moments of every level, from real BFS runs."""
+    costs = machine.node.compute
+    remote_share = (nodes - 1) / nodes
+    degree = graph.degree.astype(np.float64)
+    n = graph.num_vertices
+    m = len(graph.indices)
+    profiles = []
+    for root in roots:
+        result = bfs_reference(graph, int(root), alpha=algorithm.alpha, beta=algorithm.beta,
+                               direction_optimising=algorithm.direction_optimising)
+        level_of = result.level
+        levels = []
+        for stats in result.levels:
+            frontier = np.flatnonzero(level_of == stats.level)
+            if stats.direction == TOP_DOWN:
+                scanned = np.zeros(n)
+                scanned[frontier] = degree[frontier]
+                slots, _, _ = neighbour_slots(graph.indptr, frontier)
+                incoming = np.bincount(graph.indices[slots], minlength=n).astype(np.float64)
+                claimed = (level_of == stats.level + 1).astype(np.float64)
+                before = scanned * (costs.edge_scan_cycles + remote_share * costs.message_pack_cycles)
+                after = incoming * costs.message_unpack_cycles + claimed * costs.vertex_visit_cycles
+                sent, received = scanned * remote_share, incoming * remote_share
+            else:
+                unvisited = (level_of < 0) | (level_of > stats.level)
+                probes = np.zeros(n)
+                probes[unvisited] = _probes(graph, np.flatnonzero(unvisited), level_of == stats.level)
+                claimed = (level_of == stats.level + 1).astype(np.float64)
+                before = probes * costs.bitmap_probe_cycles + claimed * costs.vertex_visit_cycles
+                after = sent = received = np.zeros(0)
+            levels.append(LevelProfile(
+                level=stats.level, direction=stats.direction,
+                frontier_fraction=stats.frontier_vertices / n,
+                edges_examined_fraction=stats.edges_examined / m,
+                before=Moments.of(before, degree), after=Moments.of(after, degree),
+                sent=Moments.of(sent, degree), received=Moments.of(received, degree)))
+        reached = result.parent >= 0
+        profiles.append(RootProfile(root=int(root),
+                                    component_fraction=graph.input_edges_in_component(reached) / graph.num_input_edges,
+                                    levels=levels))
+    return profiles
+
+
+def _probes(graph: Graph, vertices: np.ndarray, in_frontier: np.ndarray) -> np.ndarray:
+    """Adjacency entries a bottom-up level examines for each vertex."""
+    from .algorithms.bsp1d import first_frontier_neighbour
+
+    _, examined = first_frontier_neighbour(graph, vertices, in_frontier)
+    return examined
+
+
+@dataclass
+class NodeLoad:
+    mean: float
+    busiest: float
+
+
+def seed_node_load(moments: Moments, nodes: int, growth: Growth) -> NodeLoad:
+    """Step 3 for a seed level: the same few vertices at any scale, each
+    value grown with its own degree; the busiest node holds the largest."""
+    if moments.total == 0:
+        return NodeLoad(0.0, 0.0)
+    values, degrees = moments.items[:, 0], moments.items[:, 1]
+    grown = values * np.array([growth.of_vertex(d) for d in degrees])
+    total = float(grown.sum())
+    return NodeLoad(mean=total / nodes, busiest=float(grown.max()) + (total - float(grown.max())) / nodes)
+
+
+def node_load(moments: Moments, profile_vertices: int, target_vertices: int, nodes: int,
+              growth: Growth) -> NodeLoad:
+    """Steps 2 and 3: the mean and busiest node's sum of a per-vertex quantity."""
+    if moments.total == 0:
+        return NodeLoad(0.0, 0.0)
+    mean = moments.total / profile_vertices
+    second = moments.squares / profile_vertices * growth.second
+    largest = moments.largest * growth.of_vertex(moments.largest_degree)
+    variance = max(second - mean * mean, 0.0)
+    k = target_vertices / nodes
+    gaussian = k * mean + _extreme_z(nodes) * math.sqrt(variance * k)
+    heaviest = largest + mean * max(k - 1, 0.0)
+    return NodeLoad(mean=k * mean, busiest=max(gaussian, heaviest, k * mean))
+
+
+def _extreme_z(count: int) -> float:
+    """Typical largest of ``count`` standard normal draws (0 for one)."""
+    if count < 2:
+        return 0.0
+    a = math.sqrt(2 * math.log(count))
+    return a - (math.log(math.log(count)) + math.log(4 * math.pi)) / (2 * a) if count > 2 else 0.56
+
+
+def _poisson_ceil_mean(rate: float, unit: float) -> float:
+    """E[ceil(X / unit)] for X ~ Poisson(rate) edges and ``unit`` edges per packet."""
+    if rate <= 0:
+        return 0.0
+    if rate > 5e3:
+        return rate / unit + 0.5
+    top = int(rate + 12 * math.sqrt(rate) + 12)
+    x = np.arange(top + 1, dtype=np.float64)
+    log_pmf = x * math.log(rate) - rate - np.array([math.lgamma(v + 1) for v in x])
+    return float(np.dot(np.exp(log_pmf), np.ceil(x / unit)))
+
+
+@dataclass
+class ExchangeEstimate:
+    time_s: float
+    packets: float
+    payload_bytes: float
+    bottleneck: str
+
+
+def exchange_estimate(machine: Machine, topology: Topology, sent: NodeLoad, received: NodeLoad,
+                      total_edges: float, frontier_vertices: float) -> ExchangeEstimate:
+    """Step 4: the bulk exchange of a top-down level, priced like Network.exchange_cost.
+
+    Only nodes holding frontier vertices send: with f frontier vertices on
+    N nodes, N (1 - e^(-f/N)) of them. The busiest node in overhead is the
+    one holding the heaviest vertex, which both sends and receives the most
+    (out- and in-edges are the same degree)."""
+    nodes = topology.nodes
+    net, messaging = machine.network, machine.messaging
+    if total_edges <= 0 or nodes < 2:
+        return ExchangeEstimate(0.0, 0.0, 0.0, "none")
+    edge_bytes = messaging.edge_bytes
+    per_packet = max(1.0, math.floor(net.packet_payload_bytes / edge_bytes))
+    granule_edges = net.packet_granule_bytes / edge_bytes
+
+    def packets_and_wire(edges: float) -> tuple[float, float]:
+        rate = edges / (nodes - 1)
+        packets = (nodes - 1) * _poisson_ceil_mean(rate, per_packet)
+        padded = (nodes - 1) * _poisson_ceil_mean(rate, granule_edges) * net.packet_granule_bytes
+        return packets, padded + packets * net.packet_header_bytes
+
+    senders = nodes * -math.expm1(-max(frontier_vertices, 1.0) / nodes)
+    out_packets, out_wire = packets_and_wire(sent.busiest)
+    in_packets, in_wire = packets_and_wire(received.busiest)
+    sender_packets, sender_wire = packets_and_wire(total_edges / senders)
+    all_packets, all_wire = senders * sender_packets, senders * sender_wire
+    inject = out_wire / net.injection_bandwidth_Bps
+    eject = in_wire / net.injection_bandwidth_Bps
+    # The busiest link: uniform background traffic (which already holds a
+    # typical node's own traffic), plus, on the busiest sender's first-hop
+    # (or the busiest receiver's last-hop) link, that node's share of its
+    # traffic beyond a typical node's.
+    background = topology.uniform_max_link_load(all_wire / (nodes * (nodes - 1)))
+    typical_wire = all_wire / nodes
+    out_share, in_share = topology.hot_link_shares()
+    excess = max((out_wire - typical_wire) * out_share, (in_wire - typical_wire) * in_share, 0.0)
+    link = (background + excess) / net.link_bandwidth_Bps
+    # The longest route among the pairs that talk: the typical maximum of
+    # that many draws from the hop distribution.
+    talking_pairs = nodes * (nodes - 1) * -math.expm1(-total_edges / (nodes * (nodes - 1)))
+    cdf = np.cumsum(topology.hop_distribution())
+    hops = int(np.searchsorted(cdf ** max(talking_pairs, 1.0), 0.5))
+    latency = hops * net.hop_latency_s
+    overhead = out_packets * messaging.send_overhead_s + in_packets * messaging.receive_overhead_s
+    terms = {"injection": inject, "ejection": eject, "link": link, "overhead": overhead, "latency": latency}
+    return ExchangeEstimate(
+        time_s=max(inject, eject, link) + latency + overhead,
+        packets=all_packets,
+        payload_bytes=total_edges * edge_bytes,
+        bottleneck=max(terms, key=terms.get),
+    )
+
+
+def project_root(profile: RootProfile, machine: Machine, topology: Topology, profile_scale: int,
+                 target_scale: int, edgefactor: int) -> tuple[float, float, list[LevelRecord]]:
+    """Projected (edges, BFS time, level records) of one root at the target."""
+    import simpy
+
+    nodes = topology.nodes
+    n_profile, n_target = 2**profile_scale, 2**target_scale
+    collectives = Collectives(simpy.Environment(), nodes, machine.collectives,
+                              Network(simpy.Environment(), topology, machine.network, machine.messaging))
+    seconds = machine.node.seconds
+    growth = Growth.between(profile_scale, target_scale, edgefactor)
+    records = []
+    total = 0.0
+    # Seed levels: the first levels of a search touch the root and its few
+    # neighbours, the same number of vertices at any scale; their work does
+    # not grow with n (only with the degrees of those vertices). The search
+    # becomes bulk at the first level whose frontier is a sizeable sample of
+    # the graph (more than sqrt(n) vertices); from then on a level's share of
+    # the graph is what carries over.
+    seed = True
+    for lv in profile.levels:
+        frontier_profile = lv.frontier_fraction * n_profile
+        seed = seed and frontier_profile <= math.sqrt(n_profile) and lv.before.items is not None \
+            and lv.after.items is not None
+        if seed:
+            load = lambda moments: seed_node_load(moments, nodes, growth)  # noqa: E731
+            vertex_scale = 1.0
+        else:
+            load = lambda moments: node_load(moments, n_profile, n_target, nodes, growth)  # noqa: E731
+            vertex_scale = n_target / n_profile
+        before, after = load(lv.before), load(lv.after)
+        comm = collectives.allreduce_cost(16)
+        collective_bytes = 0.0
+        exchange = ExchangeEstimate(0.0, 0.0, 0.0, "none")
+        if lv.direction == BOTTOM_UP:
+            comm += collectives.allgather_cost(n_target / 8)
+            collective_bytes = (nodes - 1) * n_target / 8
+        else:
+            sent, received = load(lv.sent), load(lv.received)
+            exchange = exchange_estimate(machine, topology, sent, received, sent.mean * nodes,
+                                         frontier_profile * vertex_scale)
+            comm += exchange.time_s
+        busiest = float(seconds(before.busiest)) + float(seconds(after.busiest))
+        mean = float(seconds(before.mean)) + float(seconds(after.mean))
+        time_s = busiest + comm
+        total += time_s
+        records.append(LevelRecord(
+            root=profile.root, level=lv.level, direction=lv.direction,
+            frontier_vertices=int(round(frontier_profile * vertex_scale)),
+            edges_examined=int(round(lv.edges_examined_fraction * n_profile * 2 * edgefactor * vertex_scale)),
+            messages=int(round(exchange.packets)), bytes=exchange.payload_bytes,
+            time_s=time_s, compute_s=mean, communication_s=comm, synchronisation_s=busiest - mean,
+            compute_max_s=busiest, bottleneck=exchange.bottleneck, collective_bytes=collective_bytes))
+    edges = profile.component_fraction * edgefactor * n_target
+    return edges, total, records
+
+
+def check_projectable(algorithm) -> None:
+    if not isinstance(algorithm, BSP1D):
+        raise UserError(f"--mode project is available for the level-synchronous 1D algorithms "
+                        f"(bsp1d-do, bsp1d-topdown), not yet for {algorithm.name}; execute it instead "
+                        f"(--mode execute) at a size this computer can hold")

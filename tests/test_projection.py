@@ -1,0 +1,56 @@
+"""The projection's pieces against closed forms and against the executed engine."""
+
+import numpy as np
+import pytest
+import simpy
+
+from simbfs.engine import Network, make_topology
+from simbfs.machine import load_machine
+from simbfs.projection import Growth, Moments, NodeLoad, exchange_estimate, node_load, seed_node_load
+
+BGQ = load_machine("bluegene_q")
+
+
+def test_no_growth_between_equal_scales():
+    growth = Growth.between(18, 18, 16)
+    assert (growth.second, growth.mean, growth.largest) == pytest.approx((1.0, 1.0, 1.0))
+    assert growth.of_vertex(5.0) == 1.0 and growth.of_vertex(1e9) == 1.0
+
+
+def test_hubs_grow_like_the_heaviest_vertex_and_typical_vertices_like_the_mean():
+    growth = Growth.between(16, 20, 16)
+    assert growth.of_vertex(growth.profile_max_degree) == pytest.approx(growth.largest)
+    assert growth.of_vertex(growth.profile_mean_degree) == pytest.approx(growth.mean)
+    assert growth.mean < growth.of_vertex(1000.0) < growth.largest
+
+
+def test_one_vertex_per_node_puts_the_heaviest_vertex_on_the_busiest_node():
+    values = np.array([0.0, 3.0, 1.0, 7.0])
+    moments = Moments.of(values, degree=np.array([1.0, 2.0, 3.0, 4.0]))
+    load = node_load(moments, profile_vertices=4, target_vertices=4, nodes=4, growth=Growth.between(10, 10, 16))
+    assert load.mean == pytest.approx(values.mean())
+    assert load.busiest == pytest.approx(7.0 + values.mean() * 0)  # k = 1: the heaviest vertex alone
+
+
+def test_seed_levels_keep_their_vertices():
+    moments = Moments.of(np.array([0.0, 10.0, 0.0, 2.0]), degree=np.array([1.0, 1.0, 1.0, 1.0]))
+    load = seed_node_load(moments, nodes=8, growth=Growth.between(12, 12, 16))
+    assert load.mean == pytest.approx(12.0 / 8)
+    assert load.busiest == pytest.approx(10.0 + 2.0 / 8)
+
+
+def test_uniform_exchange_estimate_agrees_with_the_engine():
+    # Every node sends the same number of edges, spread evenly over the others:
+    # the estimate's assumptions hold, so it must match the executed cost model.
+    nodes, edges_per_pair = 512, 200
+    topology = make_topology(BGQ.network, nodes)
+    network = Network(simpy.Environment(), topology, BGQ.network, BGQ.messaging)
+    payload = np.full((nodes, nodes), edges_per_pair * BGQ.messaging.edge_bytes)
+    executed = network.exchange_cost(payload)
+    per_node = edges_per_pair * (nodes - 1)
+    load = NodeLoad(mean=per_node, busiest=per_node)
+    estimate = exchange_estimate(BGQ, topology, load, load, total_edges=per_node * nodes, frontier_vertices=1e9)
+    # Poisson edge counts per destination make the estimate's packet count a
+    # little higher than exactly 200 edges per pair.
+    assert estimate.time_s == pytest.approx(executed.time_s, rel=0.1)
+    assert estimate.payload_bytes == pytest.approx(executed.payload_bytes)
