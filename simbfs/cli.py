@@ -148,15 +148,20 @@ def main(argv: list[str] | None = None) -> int:
         print("simbfs: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # The reader went away (`simbfs ... | head`): stop quietly, as cat does.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # The reader went away (`simbfs machines | head`): stop quietly, as cat does.
+        _silence_stdout()
         return 0
     except OSError as exc:
         # A file that passed the checks but could not be written (disk full, say).
         print(f"simbfs: error: cannot write {exc.filename or 'an output file'}: {exc.strerror or exc}",
               file=sys.stderr)
         return UserError.exit_status
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so Python's exit flush cannot fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _cmd_run(args) -> int:
@@ -178,17 +183,21 @@ def _cmd_run(args) -> int:
             print(f"  {message}", file=sys.stderr, flush=True)
 
     doc = run(config, progress)
+    status = 1 if doc["validated"] and not doc["all_valid"] else 0
     # Files first: a closed stdout (`| head`) must not cost the user the results.
-    if args.json is not None:
-        _write_atomically(args.json, json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    if args.csv is not None:
-        _write_atomically(args.csv, levels_csv(doc))
-    if args.plot is not None:
-        _plot_atomically(args.plot, doc)
-    print(format_run(doc))
-    if doc["validated"] and not doc["all_valid"]:
-        return 1
-    return 0
+    for path, write in ((args.json, lambda p: _write_atomically(p, json.dumps(doc, indent=1, sort_keys=True) + "\n")),
+                        (args.csv, lambda p: _write_atomically(p, levels_csv(doc))),
+                        (args.plot, lambda p: _plot_atomically(p, doc))):
+        if path is not None:
+            try:
+                write(path)
+            except OSError as exc:
+                raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        print(format_run(doc))
+    except BrokenPipeError:
+        _silence_stdout()  # the reader went away; the exit status still tells
+    return status
 
 
 def _plot_atomically(path: Path, doc: dict) -> None:

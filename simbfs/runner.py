@@ -12,6 +12,7 @@ command and seed give a byte-identical document.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -186,7 +187,7 @@ def _stable_origin(origin: str) -> str:
     """Bundled machines by their name in machines/, so the document does
     not depend on where the project is checked out; user files as given."""
     path = Path(origin)
-    if path.resolve().parent == machines_dir().resolve():
+    if not os.environ.get("SIMBFS_MACHINES") and path.resolve().parent == machines_dir().resolve():
         return f"machines/{path.name}"
     return origin
 

@@ -182,7 +182,8 @@ SCHEMA = Section(
                     "Elements: edges (adjacency entries), lists (adjacency lists, i.e. frontier "
                     "vertices with at least one edge), portions (non-empty per-SPE parts of a list, "
                     "one queue entry each), quadwords (padded queue quadwords) and transfers "
-                    "(DMA commands issued). Omitted costs are zero.",
+                    "(DMA commands issued). Every step's section must be present; within one, "
+                    "an omitted cost is zero.",
                     fields={
                         step: Section(
                             doc=f"Cycle costs of the {step} step.",
