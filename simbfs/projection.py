@@ -43,6 +43,8 @@ can be projected so far; every output of a projection says "projected".
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -139,47 +141,52 @@ class RootProfile:
 
 
 def profile_roots(graph: Graph, roots, machine: Machine, nodes: int, algorithm: BSP1D) -> list[RootProfile]:
-    """Step 1: per-vertex work moments of every level, from real BFS runs."""
+    """Step 1: per-vertex work moments of every level, from real BFS runs.
+
+    Roots are profiled on a thread pool (numpy releases the GIL in the
+    gathers that dominate); the profiles come back in root order."""
+    workers = max(1, min(4, os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda root: _profile_root(graph, int(root), machine, nodes, algorithm), roots))
+
+
+def _profile_root(graph: Graph, root: int, machine: Machine, nodes: int, algorithm: BSP1D) -> RootProfile:
     costs = machine.node.compute
     remote_share = (nodes - 1) / nodes
     degree = graph.degree.astype(np.float64)
     n = graph.num_vertices
     m = len(graph.indices)
-    profiles = []
-    for root in roots:
-        result = bfs_reference(graph, int(root), alpha=algorithm.alpha, beta=algorithm.beta,
-                               direction_optimising=algorithm.direction_optimising)
-        level_of = result.level
-        levels = []
-        for stats in result.levels:
-            frontier = np.flatnonzero(level_of == stats.level)
-            if stats.direction == TOP_DOWN:
-                scanned = np.zeros(n)
-                scanned[frontier] = degree[frontier]
-                slots, _, _ = neighbour_slots(graph.indptr, frontier)
-                incoming = np.bincount(graph.indices[slots], minlength=n).astype(np.float64)
-                claimed = (level_of == stats.level + 1).astype(np.float64)
-                before = scanned * (costs.edge_scan_cycles + remote_share * costs.message_pack_cycles)
-                after = incoming * costs.message_unpack_cycles + claimed * costs.vertex_visit_cycles
-                sent, received = scanned * remote_share, incoming * remote_share
-            else:
-                unvisited = (level_of < 0) | (level_of > stats.level)
-                probes = np.zeros(n)
-                probes[unvisited] = _probes(graph, np.flatnonzero(unvisited), level_of == stats.level)
-                claimed = (level_of == stats.level + 1).astype(np.float64)
-                before = probes * costs.bitmap_probe_cycles + claimed * costs.vertex_visit_cycles
-                after = sent = received = np.zeros(0)
-            levels.append(LevelProfile(
-                level=stats.level, direction=stats.direction,
-                frontier_fraction=stats.frontier_vertices / n,
-                edges_examined_fraction=stats.edges_examined / m,
-                before=Moments.of(before, degree), after=Moments.of(after, degree),
-                sent=Moments.of(sent, degree), received=Moments.of(received, degree)))
-        reached = result.parent >= 0
-        profiles.append(RootProfile(root=int(root),
-                                    component_fraction=graph.input_edges_in_component(reached) / graph.num_input_edges,
-                                    levels=levels))
-    return profiles
+    result = bfs_reference(graph, root, alpha=algorithm.alpha, beta=algorithm.beta,
+                           direction_optimising=algorithm.direction_optimising)
+    level_of = result.level
+    levels = []
+    for stats in result.levels:
+        frontier = np.flatnonzero(level_of == stats.level)
+        if stats.direction == TOP_DOWN:
+            scanned = np.zeros(n)
+            scanned[frontier] = degree[frontier]
+            slots, _, _ = neighbour_slots(graph.indptr, frontier)
+            incoming = np.bincount(graph.indices[slots], minlength=n).astype(np.float64)
+            claimed = (level_of == stats.level + 1).astype(np.float64)
+            before = scanned * (costs.edge_scan_cycles + remote_share * costs.message_pack_cycles)
+            after = incoming * costs.message_unpack_cycles + claimed * costs.vertex_visit_cycles
+            sent, received = scanned * remote_share, incoming * remote_share
+        else:
+            unvisited = (level_of < 0) | (level_of > stats.level)
+            probes = np.zeros(n)
+            probes[unvisited] = _probes(graph, np.flatnonzero(unvisited), level_of == stats.level)
+            claimed = (level_of == stats.level + 1).astype(np.float64)
+            before = probes * costs.bitmap_probe_cycles + claimed * costs.vertex_visit_cycles
+            after = sent = received = np.zeros(0)
+        levels.append(LevelProfile(
+            level=stats.level, direction=stats.direction,
+            frontier_fraction=stats.frontier_vertices / n,
+            edges_examined_fraction=stats.edges_examined / m,
+            before=Moments.of(before, degree), after=Moments.of(after, degree),
+            sent=Moments.of(sent, degree), received=Moments.of(received, degree)))
+    reached = result.parent >= 0
+    return RootProfile(root=root, component_fraction=graph.input_edges_in_component(reached) / graph.num_input_edges,
+                       levels=levels)
 
 
 def _probes(graph: Graph, vertices: np.ndarray, in_frontier: np.ndarray) -> np.ndarray:

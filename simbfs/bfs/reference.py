@@ -41,12 +41,13 @@ def _top_down_step(graph, frontier, parent) -> tuple[np.ndarray, int]:
         unseen = parent[neighbours] == UNREACHED
         neighbours = neighbours[unseen]
         sources = sources[unseen]
-        # Stable sort keeps frontier order among a vertex's candidate parents.
-        order = np.argsort(neighbours, kind="stable")
-        neighbours = neighbours[order]
-        first = _first_in_each_run(neighbours)
-        new_vertices = neighbours[first]
-        parent[new_vertices] = sources[order][first]
+        # The first candidate in frontier order becomes the parent: the
+        # smallest position per neighbour (ufunc.at has defined semantics
+        # for repeated indices, unlike fancy assignment), with no sort.
+        first_position = np.full(graph.num_vertices, neighbours.size, dtype=np.int64)
+        np.minimum.at(first_position, neighbours, np.arange(neighbours.size, dtype=np.int64))
+        new_vertices = np.flatnonzero(first_position < neighbours.size)
+        parent[new_vertices] = sources[first_position[new_vertices]]
         discovered.append(new_vertices)
     next_frontier = np.concatenate(discovered) if discovered else np.empty(0, np.int64)
     next_frontier.sort()
