@@ -18,8 +18,10 @@ class LevelRecord:
     ``messages`` counts network packets of point-to-point exchanges and
     ``bytes`` their payload; data moved by collectives (the frontier bitmap
     of a bottom-up level, say) is ``collective_bytes``: the bytes all nodes
-    receive together. ``bottleneck`` names the largest term of the level's
-    exchange cost (a port, a link, software overhead or latency).
+    receive together. ``bottleneck`` names what bounds the level: for a bulk exchange,
+    the largest term of its cost (``injection``, ``ejection``, ``link``,
+    ``overhead``, ``latency``; ``none`` without one); for the Cell's DMA
+    pipelines, ``compute`` or ``dma`` (the SPEs' stall on transfers).
 
     ``time_s = compute_s + communication_s + synchronisation_s``, where
     compute is the mean over nodes of their busy time, communication the
