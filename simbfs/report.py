@@ -76,7 +76,7 @@ def format_run(doc: dict) -> str:
     lines.append(f"{'Projected per' if projection else 'Per'} level, root {root} "
                  f"(middle of the TEPS ranking; --json and --csv have every root):")
     lines.append(format_levels(levels_of(doc, root)))
-    lines.append("  compute: mean over nodes; busiest: the busiest node; messages: network packets;")
+    lines.append("  compute: mean over nodes; busiest: the busiest node; messages: network packets (Cell: queue puts);")
     lines.append("  time = compute + comm + sync (waiting for the slowest node)")
     return "\n".join(lines)
 
