@@ -48,8 +48,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+import simpy
 
-from .algorithms.bsp1d import BSP1D
+from .algorithms.bsp1d import BSP1D, first_frontier_neighbour
 from .bfs import bfs_reference
 from .bfs.direction import BOTTOM_UP, TOP_DOWN
 from .bfs.adjacency import neighbour_slots
@@ -60,6 +61,7 @@ from .graph import Graph
 from .graph.kronecker_theory import degree_moments
 from .machine.model import Machine
 from .records import LevelRecord
+
 
 @dataclass(frozen=True)
 class Growth:
@@ -191,8 +193,6 @@ def _profile_root(graph: Graph, root: int, machine: Machine, nodes: int, algorit
 
 def _probes(graph: Graph, vertices: np.ndarray, in_frontier: np.ndarray) -> np.ndarray:
     """Adjacency entries a bottom-up level examines for each vertex."""
-    from .algorithms.bsp1d import first_frontier_neighbour
-
     _, examined = first_frontier_neighbour(graph, vertices, in_frontier)
     return examined
 
@@ -314,8 +314,6 @@ def exchange_estimate(machine: Machine, topology: Topology, sent: NodeLoad, rece
 def project_root(profile: RootProfile, machine: Machine, topology: Topology, profile_scale: int,
                  target_scale: int, edgefactor: int) -> tuple[float, float, list[LevelRecord]]:
     """Projected (edges, BFS time, level records) of one root at the target."""
-    import simpy
-
     nodes = topology.nodes
     n_profile, n_target = 2**profile_scale, 2**target_scale
     collectives = Collectives(simpy.Environment(), nodes, machine.collectives,
