@@ -359,7 +359,7 @@ def project_root(profile: RootProfile, machine: Machine, topology: Topology, pro
             root=profile.root, level=lv.level, direction=lv.direction,
             frontier_vertices=int(round(frontier_profile * vertex_scale)),
             edges_examined=int(round(lv.edges_examined_fraction * n_profile * 2 * edgefactor * vertex_scale)),
-            messages=int(round(exchange.packets)), bytes=exchange.payload_bytes,
+            messages=int(round(exchange.packets)), bytes=float(round(exchange.payload_bytes)),
             time_s=time_s, compute_s=mean, communication_s=comm, synchronisation_s=busiest - mean,
             compute_max_s=busiest, bottleneck=exchange.bottleneck, collective_bytes=collective_bytes))
     edges = profile.component_fraction * edgefactor * n_target
