@@ -113,3 +113,13 @@ def test_exchange_cost_finds_the_hot_torus_link():
 def test_an_empty_exchange_is_free():
     env, net = network(tiny_machine(), 3)
     assert net.exchange_cost(np.eye(3) * 500).time_s == 0.0
+
+
+def test_given_packet_counts_pad_every_packet():
+    m = tiny_machine().network  # 1000 B payload, 24 B header, 8 B granule
+    # 30 B in 3 packets of 10 B: each padded to 16 B, plus three headers
+    assert float(m.wire_bytes(30, 3)) == 3 * 16 + 3 * 24
+    # the default cut: one packet of 30 B padded to 32 B
+    assert float(m.wire_bytes(30)) == 32 + 24
+    with pytest.raises(ValueError, match="packet_payload"):
+        m.wire_bytes(2500, 2)

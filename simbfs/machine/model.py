@@ -57,16 +57,24 @@ class NetworkModel:
 
         Payload is cut into packets of at most ``packet_payload_bytes``, each
         rounded up to the packet granule and given a header. ``packets`` may
-        be given when the caller already knows the packet count (one buffer
-        per destination flushed several times, say).
+        be given when the caller already knows the packet count (buffers
+        flushed before they were full, say); the payload is then spread
+        evenly over them and every packet is padded on its own.
         """
         payload = np.asarray(payload_bytes, dtype=np.float64)
+        granule = self.packet_granule_bytes
         if packets is None:
             packets = np.ceil(payload / self.packet_payload_bytes)
-        granule = self.packet_granule_bytes
-        # Every packet but the last is full; only the last one is padded.
-        padded = np.ceil(payload / granule) * granule
-        return padded + np.asarray(packets, dtype=np.float64) * self.packet_header_bytes
+            # Every packet but the last is full (a whole number of granules,
+            # checked by the loader); only the last one is padded.
+            padded = np.ceil(payload / granule) * granule
+        else:
+            packets = np.asarray(packets, dtype=np.float64)
+            per_packet = np.divide(payload, packets, out=np.zeros_like(payload), where=packets > 0)
+            if np.any(per_packet > self.packet_payload_bytes * (1 + 1e-12)):
+                raise ValueError("more payload per packet than network.packet_payload allows")
+            padded = packets * np.ceil(per_packet / granule) * granule
+        return padded + packets * self.packet_header_bytes
 
     def packets(self, payload_bytes):
         return np.ceil(np.asarray(payload_bytes, dtype=np.float64) / self.packet_payload_bytes)
