@@ -37,8 +37,12 @@ CASES = [
     ("bsp1d-topdown", 256, 20, 18),
 ]
 # Small enough for a test; 32 roots, because with few roots the sampling of
-# the roots (their degrees decide the first levels) dominates the error.
-QUICK_CASES = [("bsp1d-do", 64, 14, 12), ("bsp1d-topdown", 64, 14, 12)]
+# the roots (their degrees decide the first levels) dominates the error. One
+# scale of extrapolation: at these tiny scales a search gains levels quickly
+# with scale (5.34 levels per root at scale 13, 5.62 at 14), and the levels a
+# profile does not have are the projection's largest error (see
+# docs/validation.md).
+QUICK_CASES = [("bsp1d-do", 64, 14, 13), ("bsp1d-topdown", 64, 14, 13)]
 QUICK_ROOTS = 32
 
 

@@ -152,9 +152,9 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return 0
     except OSError as exc:
-        # A file that passed the checks but could not be written (disk full, say).
-        print(f"simbfs: error: cannot write {exc.filename or 'an output file'}: {exc.strerror or exc}",
-              file=sys.stderr)
+        # Output that passed the checks but could not be written (a full disk, say).
+        target = exc.filename or "the report to standard output"
+        print(f"simbfs: error: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
         return UserError.exit_status
 
 
@@ -184,15 +184,13 @@ def _cmd_run(args) -> int:
 
     doc = run(config, progress)
     status = 1 if doc["validated"] and not doc["all_valid"] else 0
-    # Files first: a closed stdout (`| head`) must not cost the user the results.
-    for path, write in ((args.json, lambda p: _write_atomically(p, json.dumps(doc, indent=1, sort_keys=True) + "\n")),
-                        (args.csv, lambda p: _write_atomically(p, levels_csv(doc))),
-                        (args.plot, lambda p: _plot_atomically(p, doc))):
-        if path is not None:
-            try:
-                write(path)
-            except OSError as exc:
-                raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+    # Files first: a closed stdout (`| head`) must not cost the user the
+    # results. Every file is written to a temporary name before any is
+    # renamed into place, so a failure leaves none of them behind.
+    writers = {args.json: lambda tmp: Path(tmp).write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n"),
+               args.csv: lambda tmp: Path(tmp).write_text(levels_csv(doc)),
+               args.plot: lambda tmp: _plot(doc, tmp)}
+    _write_all({path: write for path, write in writers.items() if path is not None})
     try:
         print(format_run(doc))
     except BrokenPipeError:
@@ -200,18 +198,32 @@ def _cmd_run(args) -> int:
     return status
 
 
-def _plot_atomically(path: Path, doc: dict) -> None:
+def _plot(doc: dict, path: str) -> None:
     from .plots import plot_run
 
-    parent = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix or ".png", dir=parent)
-    os.close(fd)
+    plot_run(doc, Path(path))
+
+
+def _write_all(writers: dict) -> None:
+    """Write every output to a temporary file beside it (short names, so a
+    long target name still fits), then rename them all into place."""
+    written: list[tuple[str, Path]] = []
     try:
-        plot_run(doc, Path(tmp))
-        _publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        for path, write in writers.items():
+            parent = path.parent if str(path.parent) else Path(".")
+            fd, tmp = tempfile.mkstemp(prefix=".simbfs-", suffix=path.suffix, dir=parent)
+            os.close(fd)
+            written.append((tmp, path))
+            write(tmp)
+    except BaseException as exc:
+        for tmp, _ in written:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            target = written[-1][1] if written else "an output file"
+            raise UserError(f"cannot write {target}: {exc.strerror or exc}") from None
         raise
+    for tmp, path in written:
+        _publish(tmp, path)
 
 
 def _publish(tmp: str, path: Path) -> None:
@@ -237,20 +249,6 @@ def _check_outputs(outputs: dict[str, Path]) -> None:
             raise UserError(f"{flag} {path} is a directory; give a file name inside it")
         if not os.access(parent, os.W_OK | os.X_OK):
             raise UserError(f"cannot write {flag} {path}: no permission to create files in {parent}")
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file in the same directory, then rename: a
-    reader never sees half a document."""
-    parent = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        _publish(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _cmd_machines(args) -> int:

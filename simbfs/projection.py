@@ -129,6 +129,8 @@ class LevelProfile:
     direction: str
     frontier_fraction: float  # of the vertices
     edges_examined_fraction: float  # of the CSR entries
+    before_edge_share: float  # share of `before` cycles proportional to degree (the rest is per vertex)
+    after_edge_share: float
     before: Moments  # cycles a vertex's owner spends before the exchange
     after: Moments  # ... after it
     sent: Moments  # edges a vertex's owner sends (to other nodes)
@@ -140,6 +142,7 @@ class RootProfile:
     root: int
     component_fraction: float  # input tuples in the root's component / all input tuples
     levels: list[LevelProfile]
+    adjacency_entries: int  # of the profile graph (CSR entries)
 
 
 def profile_roots(graph: Graph, roots, machine: Machine, nodes: int, algorithm: BSP1D) -> list[RootProfile]:
@@ -171,24 +174,34 @@ def _profile_root(graph: Graph, root: int, machine: Machine, nodes: int, algorit
             incoming = np.bincount(graph.indices[slots], minlength=n).astype(np.float64)
             claimed = (level_of == stats.level + 1).astype(np.float64)
             before = scanned * (costs.edge_scan_cycles + remote_share * costs.message_pack_cycles)
-            after = incoming * costs.message_unpack_cycles + claimed * costs.vertex_visit_cycles
+            edge_after = incoming * costs.message_unpack_cycles
+            after = edge_after + claimed * costs.vertex_visit_cycles
             sent, received = scanned * remote_share, incoming * remote_share
+            before_share, after_share = 1.0, _share(edge_after, after)
         else:
             unvisited = (level_of < 0) | (level_of > stats.level)
             probes = np.zeros(n)
             probes[unvisited] = _probes(graph, np.flatnonzero(unvisited), level_of == stats.level)
             claimed = (level_of == stats.level + 1).astype(np.float64)
-            before = probes * costs.bitmap_probe_cycles + claimed * costs.vertex_visit_cycles
+            edge_before = probes * costs.bitmap_probe_cycles
+            before = edge_before + claimed * costs.vertex_visit_cycles
             after = sent = received = np.zeros(0)
+            before_share, after_share = _share(edge_before, before), 1.0
         levels.append(LevelProfile(
             level=stats.level, direction=stats.direction,
             frontier_fraction=stats.frontier_vertices / n,
             edges_examined_fraction=stats.edges_examined / m,
+            before_edge_share=before_share, after_edge_share=after_share,
             before=Moments.of(before, degree), after=Moments.of(after, degree),
             sent=Moments.of(sent, degree), received=Moments.of(received, degree)))
     reached = result.parent >= 0
     return RootProfile(root=root, component_fraction=graph.input_edges_in_component(reached) / graph.num_input_edges,
-                       levels=levels)
+                       levels=levels, adjacency_entries=m)
+
+
+def _share(part: np.ndarray, whole: np.ndarray) -> float:
+    total = float(whole.sum())
+    return float(part.sum()) / total if total > 0 else 1.0
 
 
 def _probes(graph: Graph, vertices: np.ndarray, in_frontier: np.ndarray) -> np.ndarray:
@@ -214,12 +227,26 @@ def seed_node_load(moments: Moments, nodes: int, growth: Growth) -> NodeLoad:
     return NodeLoad(mean=total / nodes, busiest=float(grown.max()) + (total - float(grown.max())) / nodes)
 
 
-def node_load(moments: Moments, profile_vertices: int, target_vertices: int, nodes: int,
-              growth: Growth) -> NodeLoad:
-    """Steps 2 and 3: the mean and busiest node's sum of a per-vertex quantity."""
+def spread_load(moments: Moments, scale_values: float, nodes: int) -> NodeLoad:
+    """Values of a few thousand vertices (the targets of a seed level), each
+    scaled by ``scale_values`` and spread over ``nodes`` at random: the mean
+    node, and the busiest (Gaussian extreme, or the heaviest vertex's node)."""
     if moments.total == 0:
         return NodeLoad(0.0, 0.0)
-    mean = moments.total / profile_vertices
+    mean = moments.total * scale_values / nodes
+    spread = math.sqrt(moments.squares / nodes) * scale_values
+    return NodeLoad(mean=mean, busiest=max(mean + _extreme_z(nodes) * spread,
+                                           moments.largest * scale_values + mean))
+
+
+def node_load(moments: Moments, profile_vertices: int, target_vertices: int, nodes: int,
+              growth: Growth, mean_growth: float = 1.0) -> NodeLoad:
+    """Steps 2 and 3: the mean and busiest node's sum of a per-vertex quantity.
+    ``mean_growth``: how the per-vertex mean grows (the mean degree's growth
+    for work proportional to degree, none for work per vertex)."""
+    if moments.total == 0:
+        return NodeLoad(0.0, 0.0)
+    mean = moments.total / profile_vertices * mean_growth
     second = moments.squares / profile_vertices * growth.second
     largest = moments.largest * growth.of_vertex(moments.largest_degree)
     variance = max(second - mean * mean, 0.0)
@@ -233,8 +260,11 @@ def _extreme_z(count: int) -> float:
     """Typical largest of ``count`` standard normal draws (0 for one)."""
     if count < 2:
         return 0.0
+    if count == 2:
+        return 1 / math.sqrt(math.pi)  # exact mean of the larger of two
     a = math.sqrt(2 * math.log(count))
-    return a - (math.log(math.log(count)) + math.log(4 * math.pi)) / (2 * a) if count > 2 else 0.56
+    # Gumbel approximation of the maximum: location plus Euler's gamma / a (its mean)
+    return a - (math.log(math.log(count)) + math.log(4 * math.pi)) / (2 * a) + 0.5772156649 / a
 
 
 def _poisson_ceil_mean(rate: float, unit: float) -> float:
@@ -262,27 +292,33 @@ def exchange_estimate(machine: Machine, topology: Topology, sent: NodeLoad, rece
     """Step 4: the bulk exchange of a top-down level, priced like Network.exchange_cost.
 
     Only nodes holding frontier vertices send: with f frontier vertices on
-    N nodes, N (1 - e^(-f/N)) of them. The busiest node in overhead is the
-    one holding the heaviest vertex, which both sends and receives the most
-    (out- and in-edges are the same degree)."""
+    N nodes, S = N (1 - e^(-f/N)) of them, each to all N - 1 others; a node
+    receives from the S senders. The busiest node in software overhead is
+    either the busiest sender (receiving like a typical node) or the busiest
+    receiver (sending like a typical node): within a level the node holding
+    a frontier hub sends, and its neighbours, elsewhere, receive."""
     nodes = topology.nodes
     net, messaging = machine.network, machine.messaging
     if total_edges <= 0 or nodes < 2:
         return ExchangeEstimate(0.0, 0.0, 0.0, "none")
     edge_bytes = messaging.edge_bytes
-    per_packet = max(1.0, math.floor(net.packet_payload_bytes / edge_bytes))
+    # Packets are cut by bytes (ceil(bytes / payload)), as the executed engine does.
+    per_packet = net.packet_payload_bytes / edge_bytes
     granule_edges = net.packet_granule_bytes / edge_bytes
 
-    def packets_and_wire(edges: float) -> tuple[float, float]:
-        rate = edges / (nodes - 1)
-        packets = (nodes - 1) * _poisson_ceil_mean(rate, per_packet)
-        padded = (nodes - 1) * _poisson_ceil_mean(rate, granule_edges) * net.packet_granule_bytes
+    def packets_and_wire(edges: float, peers: float) -> tuple[float, float]:
+        """Packets and wire bytes of ``edges`` spread over ``peers`` buffers."""
+        rate = edges / peers
+        packets = peers * _poisson_ceil_mean(rate, per_packet)
+        padded = peers * _poisson_ceil_mean(rate, granule_edges) * net.packet_granule_bytes
         return packets, padded + packets * net.packet_header_bytes
 
     senders = nodes * -math.expm1(-max(frontier_vertices, 1.0) / nodes)
-    out_packets, out_wire = packets_and_wire(sent.busiest)
-    in_packets, in_wire = packets_and_wire(received.busiest)
-    sender_packets, sender_wire = packets_and_wire(total_edges / senders)
+    sources = max(min(senders, nodes - 1), 1.0)
+    out_packets, out_wire = packets_and_wire(sent.busiest, nodes - 1)
+    in_packets, in_wire = packets_and_wire(received.busiest, sources)
+    sender_packets, sender_wire = packets_and_wire(total_edges / senders, nodes - 1)
+    typical_in_packets, _ = packets_and_wire(total_edges / nodes, sources)
     all_packets, all_wire = senders * sender_packets, senders * sender_wire
     inject = out_wire / net.injection_bandwidth_Bps
     eject = in_wire / net.injection_bandwidth_Bps
@@ -301,7 +337,8 @@ def exchange_estimate(machine: Machine, topology: Topology, sent: NodeLoad, rece
     cdf = np.cumsum(topology.hop_distribution())
     hops = int(np.searchsorted(cdf ** max(talking_pairs, 1.0), 0.5))
     latency = hops * net.hop_latency_s
-    overhead = out_packets * messaging.send_overhead_s + in_packets * messaging.receive_overhead_s
+    overhead = max(out_packets * messaging.send_overhead_s + typical_in_packets * messaging.receive_overhead_s,
+                   sender_packets * messaging.send_overhead_s + in_packets * messaging.receive_overhead_s)
     terms = {"injection": inject, "ejection": eject, "link": link, "overhead": overhead, "latency": latency}
     return ExchangeEstimate(
         time_s=max(inject, eject, link) + latency + overhead,
@@ -329,39 +366,52 @@ def project_root(profile: RootProfile, machine: Machine, topology: Topology, pro
     # the graph (more than sqrt(n) vertices); from then on a level's share of
     # the graph is what carries over.
     seed = True
+    vertex_scale = n_target / n_profile
     for lv in profile.levels:
         frontier_profile = lv.frontier_fraction * n_profile
-        seed = seed and frontier_profile <= math.sqrt(n_profile) and lv.before.items is not None \
-            and lv.after.items is not None
-        if seed:
-            load = lambda moments: seed_node_load(moments, nodes, growth)  # noqa: E731
-            vertex_scale = 1.0
-        else:
-            load = lambda moments: node_load(moments, n_profile, n_target, nodes, growth)  # noqa: E731
-            vertex_scale = n_target / n_profile
-        before, after = load(lv.before), load(lv.after)
+        edges_profile = lv.edges_examined_fraction * profile.adjacency_entries
+        seed = (seed and lv.direction == TOP_DOWN and frontier_profile <= math.sqrt(n_profile)
+                and lv.before.items is not None and lv.sent.items is not None)
         comm = collectives.allreduce_cost(16)
         collective_bytes = 0.0
         exchange = ExchangeEstimate(0.0, 0.0, 0.0, "none")
+        if seed:
+            # The frontier's own vertices, each grown with its degree; the
+            # edges they send land on targets spread over all nodes.
+            before, sent = seed_node_load(lv.before, nodes, growth), seed_node_load(lv.sent, nodes, growth)
+            edge_scale = sent.mean * nodes / lv.sent.total if lv.sent.total else 1.0
+            received = spread_load(lv.received, edge_scale, nodes)
+            after = spread_load(lv.after, edge_scale, nodes)
+            frontier, edges = frontier_profile, edges_profile * edge_scale
+        else:
+            def load(moments: Moments, edge_share: float) -> NodeLoad:
+                mean_growth = edge_share * growth.mean + (1.0 - edge_share)
+                return node_load(moments, n_profile, n_target, nodes, growth, mean_growth)
+
+            before, after = load(lv.before, lv.before_edge_share), load(lv.after, lv.after_edge_share)
+            sent, received = load(lv.sent, 1.0), load(lv.received, 1.0)
+            frontier, edges = frontier_profile * vertex_scale, edges_profile * vertex_scale * growth.mean
         if lv.direction == BOTTOM_UP:
             comm += collectives.allgather_cost(n_target / 8)
             collective_bytes = (nodes - 1) * n_target / 8
         else:
-            sent, received = load(lv.sent), load(lv.received)
-            exchange = exchange_estimate(machine, topology, sent, received, sent.mean * nodes,
-                                         frontier_profile * vertex_scale)
+            exchange = exchange_estimate(machine, topology, sent, received, sent.mean * nodes, frontier)
             comm += exchange.time_s
-        busiest = float(seconds(before.busiest)) + float(seconds(after.busiest))
-        mean = float(seconds(before.mean)) + float(seconds(after.mean))
-        time_s = busiest + comm
+        before_s, after_s = float(seconds(before.busiest)), float(seconds(after.busiest))
+        before_mean, after_mean = float(seconds(before.mean)), float(seconds(after.mean))
+        # The executed timeline: the busiest node before the exchange, the
+        # exchange, the busiest node after it, the collectives.
+        time_s = before_s + after_s + comm
         total += time_s
         records.append(LevelRecord(
             root=profile.root, level=lv.level, direction=lv.direction,
-            frontier_vertices=int(round(frontier_profile * vertex_scale)),
-            edges_examined=int(round(lv.edges_examined_fraction * n_profile * 2 * edgefactor * vertex_scale)),
+            frontier_vertices=int(round(frontier)), edges_examined=int(round(edges)),
             messages=int(round(exchange.packets)), bytes=float(round(exchange.payload_bytes)),
-            time_s=time_s, compute_s=mean, communication_s=comm, synchronisation_s=busiest - mean,
-            compute_max_s=busiest, bottleneck=exchange.bottleneck, collective_bytes=collective_bytes))
+            time_s=time_s, compute_s=before_mean + after_mean, communication_s=comm,
+            synchronisation_s=before_s + after_s - before_mean - after_mean,
+            # as executed: the largest per-node sum (one node is rarely the busiest in both)
+            compute_max_s=max(before_s + after_mean, before_mean + after_s),
+            bottleneck=exchange.bottleneck, collective_bytes=collective_bytes))
     edges = profile.component_fraction * edgefactor * n_target
     return edges, total, records
 

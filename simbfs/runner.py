@@ -76,6 +76,12 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
                         f"among a vertex's neighbours, which a directed adjacency list does not hold); "
                         f"drop --directed, or use an algorithm that takes directed graphs (cell-bsp, cell-overlap)")
     projecting = config.mode == "project"
+    if config.profile_scale is not None and not projecting:
+        raise UserError("--profile-scale only applies to --mode project; drop it, or add --mode project")
+    if projecting:
+        from .projection import check_projectable
+
+        check_projectable(algorithm)
     sim = Simulation(machine, nodes, executed=not projecting)
     _check_fits_machine(spec, machine, nodes, algorithm)
     if hasattr(algorithm, "check"):
@@ -148,22 +154,23 @@ def _document(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec
 
 
 DEFAULT_PROFILE_SCALE = 20
+MIN_PROFILE_SCALE = 10
 
 
 def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec, sim: Simulation,
              progress: Callable[[str], None]) -> dict:
     """--mode project: predict the run from a BFS profile at a smaller scale."""
-    from .projection import check_projectable, profile_roots, project_root
+    from .projection import profile_roots, project_root
 
-    check_projectable(algorithm)
     if spec.kind != "kronecker":
         raise UserError("--mode project models how Graph500 Kronecker graphs change with scale; "
                         "use --graph kronecker, or execute the uniform graph")
     profile_scale = config.profile_scale or min(spec.scale, DEFAULT_PROFILE_SCALE)
-    if not 1 <= profile_scale <= spec.scale:
-        raise UserError(f"--profile-scale must be between 1 and the target --scale {spec.scale}, got {profile_scale}")
-    if 2**profile_scale < nodes and profile_scale == spec.scale:
-        raise UserError(f"{nodes} nodes need at least {nodes} vertices; use a larger --scale")
+    lowest = max(min(spec.scale, MIN_PROFILE_SCALE), (nodes - 1).bit_length())
+    if not lowest <= profile_scale <= spec.scale:
+        raise UserError(f"--profile-scale must be between {lowest} and the target --scale {spec.scale}, got "
+                        f"{profile_scale}: a profile needs at least as many vertices as nodes, and below scale "
+                        f"{MIN_PROFILE_SCALE} a graph's levels say little about a larger one")
     profile_spec = GraphSpec(kind=spec.kind, scale=profile_scale, edgefactor=spec.edgefactor, seed=spec.seed)
     graph = load_graph(profile_spec, config.cache_dir, progress=progress)
     keys = search_keys(graph, config.roots, seed=config.seed)

@@ -75,15 +75,17 @@ def test_root_in_tiny_component():
 
 
 def test_bottom_up_counts_edges_up_to_first_frontier_neighbour():
-    # Star 0-{1,2,3} plus 4 adjacent to 1,2,3. A huge alpha forces bottom-up
-    # from the first level and a huge beta keeps it there.
+    # Star 0-{1,2,3} plus 4 adjacent to 1,2,3. The root's level is always
+    # top-down (as in bsp1d); a huge alpha forces bottom-up from the next
+    # level on and a huge beta keeps it there.
     from simbfs.graph import EdgeList, build_csr
     src = np.array([0, 0, 0, 4, 4, 4], dtype=np.int32)
     dst = np.array([1, 2, 3, 1, 2, 3], dtype=np.int32)
     graph = build_csr(GraphSpec("kronecker", 3), EdgeList(src, dst, 8))
     result = bfs_reference(graph, 0, alpha=1e9, beta=1e9)
-    assert [s.direction for s in result.levels] == [BOTTOM_UP] * 3
-    # Level 0: 1, 2, 3 each stop at their first entry (0): 3 edges; 4 scans
-    # [1, 2, 3] without a hit: 3 more. Level 1: 4 stops at 1: 1 edge; level 2 has nothing left to scan.
-    assert [s.edges_examined for s in result.levels] == [6, 1, 0]
+    assert [s.direction for s in result.levels] == [TOP_DOWN, BOTTOM_UP, BOTTOM_UP]
+    # Level 0 (top-down): the root's 3 edges. Level 1 (bottom-up): 4 stops
+    # at its first entry, 1, which is in the frontier: 1 edge. Level 2 has
+    # nothing left to scan.
+    assert [s.edges_examined for s in result.levels] == [3, 1, 0]
     assert result.parent[4] == 1 and result.level[4] == 2

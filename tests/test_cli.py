@@ -127,6 +127,13 @@ def test_bad_machine_files_exit_2_with_one_clear_message(tmp_path, text, words):
     (["bluegene_q", "--set", "network.hop_latency=fast"], ["network.hop_latency", "ns"]),
     (["bluegene_q", "--nodes", "32", "--scale", "4"], ["leaves nodes without a vertex"]),
     (["tsubame2", "--graph", "uniform", "--arity", "nan"], ["finite number"]),
+    (["bluegene_q", "--nodes", "64", "--scale", "14", "--mode", "project", "--profile-scale", "1"],
+     ["--profile-scale must be between 10"]),
+    (["bluegene_q", "--nodes", "32", "--scale", "10", "--profile-scale", "10"], ["only applies to --mode project"]),
+    (["bluegene_q", "--nodes", "64", "--scale", "14", "--mode", "project", "--algorithm", "cell-overlap"],
+     ["--mode project is available for"]),
+    (["bluegene_q", "--nodes", "64", "--scale", "14", "--mode", "project", "--graph", "uniform"],
+     ["Kronecker"]),
     (["tsubame2", "--graph", "uniform", "--arity", "1e400"], ["finite number"]),
 ])
 def test_impossible_runs_exit_2_before_any_work(tmp_path, args, words):
@@ -211,3 +218,16 @@ def test_directed_follows_the_algorithm_unless_asked(tmp_path):
     assert result.returncode == 2 and "only uniform graphs can be directed" in result.stderr
     result = simbfs("run", "cell_be", "--graph", "uniform", "--scale", "10", "--algorithm", "bsp1d-do", "--directed")
     assert result.returncode == 2 and "needs an undirected graph" in result.stderr
+
+
+def test_a_projection_says_projected_everywhere_and_is_deterministic(tmp_path):
+    a, b, table = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "p.csv"
+    args = ["run", "bluegene_q", "--nodes", "64", "--scale", "16", "--mode", "project", "--profile-scale", "12",
+            "--roots", "4", "--quiet"]
+    assert main([*args, "--json", str(a), "--csv", str(table)]) == 0
+    assert main([*args, "--json", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+    doc = json.loads(a.read_text())
+    assert doc["mode"] == "projected" and doc["projection"]["profile_scale"] == 12
+    assert doc["graph"]["vertices"] == 2**16 and doc["validated"] is False
+    assert all(row.split(",")[4] == "projected" for row in table.read_text().splitlines()[1:])

@@ -91,5 +91,5 @@ def test_closed_forms_match_enumeration(shape):
     out[0, 1:] = 1.0
     into[1:, 0] = 1.0
     shares = t.hot_link_shares()
-    assert shares[0] == pytest.approx(t.link_loads(out).max() / n)
-    assert shares[1] == pytest.approx(t.link_loads(into).max() / n)
+    assert shares[0] == pytest.approx(t.link_loads(out).max() / (n - 1))
+    assert shares[1] == pytest.approx(t.link_loads(into).max() / (n - 1))

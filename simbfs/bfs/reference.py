@@ -97,7 +97,7 @@ def bfs_reference(graph, root: int, *, alpha: float = DEFAULT_ALPHA, beta: float
     stats = []
     depth = 0
     while frontier.size:
-        if direction_optimising:
+        if direction_optimising and depth > 0:  # the root's level is top-down, as in bsp1d
             direction = choose_direction(
                 direction,
                 frontier_edges=int(degree[frontier].sum()),

@@ -56,7 +56,7 @@ class Topology:
 
     def hot_link_shares(self) -> tuple[float, float]:
         """(out, in): the largest share of one node's traffic to (from) all
-        others that crosses a single one of its own links."""
+        N - 1 others that crosses a single one of its own links."""
         raise NotImplementedError
 
     @cached_property
@@ -226,7 +226,8 @@ class Torus(Topology):
         extent, paths = self.shape[last], self._ring_paths[last]
         into_zero = (extent - 1, extent + 1 if extent > 1 else extent)  # + link from k-1, - link from 1
         in_share = max(paths[:, 0, j].sum() for j in into_zero) / extent
-        return float(out_share), float(in_share)
+        peers = self.nodes / (self.nodes - 1) if self.nodes > 1 else 0.0  # shares of N - 1 peers, not N
+        return float(out_share * peers), float(in_share * peers)
 
     def link_loads(self, traffic: np.ndarray) -> np.ndarray:
         """Bytes per directed link for an N x N traffic matrix.
