@@ -25,18 +25,16 @@ docs/validation.md).
 
 from __future__ import annotations
 
-import argparse
-import csv
 import math
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+try:
+    from experiments.common import ROOT, out_dir, parser, write_csv
+except ImportError:
+    from common import ROOT, out_dir, parser, write_csv
 
 import simpy  # noqa: E402
 
@@ -126,12 +124,8 @@ def plot(rows: list[dict], path: Path, link_Bps: float) -> None:
 
 
 def main(argv=None) -> list[dict]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="two small partitions (seconds), for the tests")
-    parser.add_argument("--out", default=str(RESULTS), help="directory for the PNG and CSV")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    args = parser(__doc__.splitlines()[0], RESULTS, "two small partitions (seconds), for the tests").parse_args(argv)
+    out = out_dir(args)
     machine = load_machine(MACHINE)
     partitions = QUICK_PARTITIONS if args.quick else PARTITIONS
     sizes = QUICK_PACKET_SIZES if args.quick else PACKET_SIZES
@@ -141,10 +135,7 @@ def main(argv=None) -> list[dict]:
         rows.extend(measure(nodes, sizes, machine))
     elapsed = time.perf_counter() - start
 
-    with open(out / "fig4_bandwidth.csv", "w", newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(out / "fig4_bandwidth.csv", rows)
     plot(rows, out / "fig4_bandwidth.png", machine.network.link_bandwidth_Bps)
 
     print(f"Fig. 4: per-node bandwidth (GB/s) of a uniform all-to-all, {PAIR_BYTES // 1024} KiB per pair, "

@@ -26,17 +26,15 @@ are far beyond these, so the figure itself cannot be compared.
 
 from __future__ import annotations
 
-import argparse
-import csv
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+try:
+    from experiments.common import ROOT, out_dir, parser, write_csv
+except ImportError:
+    from common import ROOT, out_dir, parser, write_csv
 
 from simbfs.bfs import bfs_reference  # noqa: E402
 from simbfs.claims import claim, within_tolerance  # noqa: E402
@@ -110,12 +108,8 @@ def plot(result: dict, scale: int, path: Path) -> None:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="tiny scales (seconds), for the tests")
-    parser.add_argument("--out", default=str(RESULTS), help="directory for the PNG and CSV")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    args = parser(__doc__.splitlines()[0], RESULTS, "tiny scales (seconds), for the tests").parse_args(argv)
+    out = out_dir(args)
     scales = QUICK_SCALES if args.quick else SCALES
     figure_scale = QUICK_FIGURE_SCALE if args.quick else FIGURE_SCALE
     roots = QUICK_ROOTS if args.quick else ROOTS
@@ -152,10 +146,7 @@ def main(argv=None) -> dict:
                 "heaviest_top_down_level": int(np.argmax(result["td"][i])),
             })
     for name, rows in (("fig5_levels.csv", level_rows), ("fig5_roots.csv", root_rows)):
-        with open(out / name, "w", newline="") as stream:
-            writer = csv.DictWriter(stream, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv(out / name, rows)
     plot(figure, figure_scale, out / "fig5_levels.png")
 
     print(f"Fig. 5: per level, Kronecker scale {figure_scale}, mean over {roots} roots "

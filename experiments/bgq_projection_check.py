@@ -11,15 +11,12 @@ CSV, hits and misses alike; docs/validation.md quotes the table.
 
 from __future__ import annotations
 
-import argparse
-import csv
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+try:
+    from experiments.common import ROOT, out_dir, parser, write_csv
+except ImportError:
+    from common import ROOT, out_dir, parser, write_csv
 
 from simbfs.runner import RunConfig, run  # noqa: E402
 
@@ -60,13 +57,10 @@ def compare(algorithm: str, nodes: int, scale: int, profile_scale: int, roots: i
 
 
 def main(argv=None) -> list[dict]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="two tiny cases (seconds), for the tests")
-    parser.add_argument("--roots", type=int, default=64, help="search keys per run (default 64, as Graph500)")
-    parser.add_argument("--out", default=str(RESULTS), help="directory for the CSV")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    options = parser(__doc__.splitlines()[0], RESULTS, "two tiny cases (seconds), for the tests")
+    options.add_argument("--roots", type=int, default=64, help="search keys per run (default 64, as Graph500)")
+    args = options.parse_args(argv)
+    out = out_dir(args)
     rows = []
     print(f"{'algorithm':<14}{'nodes':>6}{'scale':>6}{'from':>5}{'executed':>11}{'projected':>11}{'error':>8}")
     for algorithm, nodes, scale, profile_scale in (QUICK_CASES if args.quick else CASES):
@@ -75,10 +69,7 @@ def main(argv=None) -> list[dict]:
         print(f"{algorithm:<14}{nodes:>6}{scale:>6}{profile_scale:>5}{row['executed_GTEPS']:>11.4g}"
               f"{row['projected_GTEPS']:>11.4g}{row['error']:>+8.1%}{'' if row['within_bar'] else '  MISS'}",
               flush=True)
-    with open(out / "projection_check.csv", "w", newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    write_csv(out / "projection_check.csv", rows)
     hits = sum(row["within_bar"] for row in rows)
     print(f"{hits} of {len(rows)} cases within {BAR:.0%} of the executed TEPS")
     return rows

@@ -6,17 +6,13 @@ Every script writes PNG + CSV to results/cell/ and prints a comparison with
 
 from __future__ import annotations
 
-import argparse
-import csv
-import sys
 from functools import lru_cache
-from pathlib import Path
 
-import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+try:
+    from experiments.common import ROOT, out_dir, parser, write_csv  # noqa: F401  (re-exported)
+except ImportError:
+    from common import ROOT, out_dir, parser, write_csv  # noqa: F401  (re-exported)
 
 from simbfs.algorithms import get_algorithm  # noqa: E402
 from simbfs.bfs import validate_bfs_tree  # noqa: E402
@@ -29,23 +25,7 @@ CLOCK = 3.2e9
 
 
 def parse_args(doc: str, argv=None):
-    parser = argparse.ArgumentParser(description=doc)
-    parser.add_argument("--quick", action="store_true", help="tiny sizes (seconds), for the tests")
-    parser.add_argument("--out", default=str(RESULTS), help="directory for the PNG and CSV")
-    return parser.parse_args(argv)
-
-
-def out_dir(args) -> Path:
-    path = Path(args.out)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def write_csv(path: Path, rows: list[dict]) -> None:
-    with open(path, "w", newline="") as stream:
-        writer = csv.DictWriter(stream, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    return parser(doc, RESULTS).parse_args(argv)
 
 
 @lru_cache(maxsize=4)

@@ -526,7 +526,6 @@ class _Run:
     def level_bsp(self, rank: int):
         plan = self.plan
         cyc = self.spe.cycles
-        coll = self.ctx.collectives
         fetch_state = {"ready": 0, "issued": {}}
         for t in range(plan.K):
             # 1. Fetch (waited for, no prefetch beyond what the step needs)

@@ -1,0 +1,37 @@
+"""What every experiment script shares: its command line (``--quick``,
+``--out``), its output directory and its CSV tables.
+
+Scripts run as ``python experiments/<name>.py`` and are imported by the
+tests as ``experiments.<name>``; both find the project through ROOT."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def parser(doc: str, default_out: Path, quick_help: str = "tiny sizes (seconds), for the tests"):
+    """The shared options; a script may add its own before parsing."""
+    result = argparse.ArgumentParser(description=doc)
+    result.add_argument("--quick", action="store_true", help=quick_help)
+    result.add_argument("--out", default=str(default_out), help="directory for the PNG and CSV")
+    return result
+
+
+def out_dir(args) -> Path:
+    path = Path(args.out)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
