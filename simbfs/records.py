@@ -23,6 +23,14 @@ class LevelRecord:
     ``overhead``, ``latency``; ``none`` without one); for the Cell's DMA
     pipelines, ``compute`` or ``dma`` (the SPEs' stall on transfers).
 
+    ``edges_sent`` counts the edges carried by those packets (``bytes /
+    edges_sent`` is the paper's Fig. 8 metric) and ``backward_messages`` the
+    packets on the bottom-up probe channel. The cp1d-* algorithms also
+    break a level into ``scan_s`` (the busiest thread's sweep and packing,
+    mean over nodes), ``receive_s`` (its decoding and claiming) and
+    ``flush_s`` (from a node's last computation to its last packet
+    delivered), as in the paper's Fig. 13; the three overlap.
+
     ``time_s = compute_s + communication_s + synchronisation_s``, where
     compute is the mean over nodes of their busy time, communication the
     priced collectives and exchanges, and synchronisation the rest: time
@@ -43,6 +51,11 @@ class LevelRecord:
     compute_max_s: float = 0.0
     bottleneck: str = "none"
     collective_bytes: float = 0.0
+    edges_sent: int = 0
+    backward_messages: int = 0
+    scan_s: float = 0.0
+    receive_s: float = 0.0
+    flush_s: float = 0.0
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -204,7 +204,7 @@ def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> None
     if nodes > n:
         raise UserError(f"{nodes} nodes for a graph of {n} vertices leaves nodes without a vertex; "
                         f"use --scale {max(1, (nodes - 1).bit_length())} or more, or fewer --nodes")
-    need = algorithm.node_memory_bytes(n, 2 * spec.num_input_edges_estimate(), nodes)
+    need = algorithm.node_memory_bytes(n, 2 * spec.num_input_edges_estimate(), nodes, machine)
     have = machine.node.memory_bytes
     if need > have:
         raise UserError(f"scale {spec.scale} on {nodes} nodes needs about {format_quantity(need, 'size')} per node, "

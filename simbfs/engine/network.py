@@ -45,6 +45,20 @@ class ExchangeCost:
     wire_bytes: float
 
 
+@dataclass(frozen=True)
+class TrafficLoads:
+    """What one traffic matrix asks of each node's ports and of the links."""
+
+    inject_s: np.ndarray  # per node: its outgoing wire bytes at the injection bandwidth
+    eject_s: np.ndarray  # per node: its incoming wire bytes at the injection bandwidth
+    link_s: float  # the busiest link's bytes at the link bandwidth
+    latency_s: float  # hops of the longest route in use x hop latency
+    packets_out: np.ndarray
+    packets_in: np.ndarray
+    payload_bytes: float
+    wire_bytes: float
+
+
 class Network:
     def __init__(self, env: simpy.Environment, topology: Topology, network: NetworkModel,
                  messaging: MessagingModel):
@@ -91,10 +105,10 @@ class Network:
         return tail + packets * self.messaging.receive_overhead_s
 
     # -------------------------------------------------------- bulk exchange
-    def exchange_cost(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None) -> ExchangeCost:
-        """Cost of an all-to-all in which node i sends ``payload_bytes[i, j]``
-        to node j in ``packets[i, j]`` packets (default: as few as fit).
-        The diagonal (a node's messages to itself) never enters the network."""
+    def traffic_loads(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None) -> "TrafficLoads":
+        """Per-node and per-link loads of node i sending ``payload_bytes[i, j]``
+        to node j in ``packets[i, j]`` packets (default: as few as fit). The
+        diagonal (a node's messages to itself) never enters the network."""
         model = self.model
         n = self.topology.nodes
         payload = np.asarray(payload_bytes, dtype=np.float64).reshape(-1)
@@ -102,7 +116,8 @@ class Network:
         pairs = np.flatnonzero(payload)
         pairs = pairs[pairs // n != pairs % n]  # a node's messages to itself stay home
         if len(pairs) == 0:
-            return ExchangeCost(0.0, 0.0, 0.0, 0.0, "none", 0, 0.0, 0.0)
+            zero = np.zeros(n)
+            return TrafficLoads(zero, zero, 0.0, 0.0, zero, zero, 0.0, 0.0)
         sizes = payload[pairs]
         if packets is None:
             counts = model.packets(sizes)
@@ -110,28 +125,43 @@ class Network:
             counts = np.asarray(packets, dtype=np.float64).reshape(-1)[pairs]
         wire = model.wire_bytes(sizes, counts)
         senders, receivers = pairs // n, pairs % n
-        inject = np.bincount(senders, weights=wire, minlength=n).max() / model.injection_bandwidth_Bps
-        eject = np.bincount(receivers, weights=wire, minlength=n).max() / model.injection_bandwidth_Bps
         link = 0.0
         if self.topology.num_links:
             dense = np.zeros(n * n)
             dense[pairs] = wire
             link = self.topology.link_loads(dense.reshape(n, n)).max() / model.link_bandwidth_Bps
-        candidates = {"injection": inject, "ejection": eject, "link": link}
-        serialisation = max(candidates.values())
-        latency = int(self.topology.hop_matrix.reshape(-1)[pairs].max()) * model.hop_latency_s
-        per_node = (np.bincount(senders, weights=counts, minlength=n) * self.messaging.send_overhead_s
-                    + np.bincount(receivers, weights=counts, minlength=n) * self.messaging.receive_overhead_s)
-        overhead = float(per_node.max())
-        terms = {**candidates, "overhead": overhead, "latency": latency}
-        bottleneck = max(terms, key=terms.get)
-        return ExchangeCost(
-            time_s=serialisation + latency + overhead,
-            serialisation_s=serialisation,
-            latency_s=latency,
-            overhead_s=overhead,
-            bottleneck=bottleneck,
-            packets=int(counts.sum()),
+        return TrafficLoads(
+            inject_s=np.bincount(senders, weights=wire, minlength=n) / model.injection_bandwidth_Bps,
+            eject_s=np.bincount(receivers, weights=wire, minlength=n) / model.injection_bandwidth_Bps,
+            link_s=float(link),
+            latency_s=int(self.topology.hop_matrix.reshape(-1)[pairs].max()) * model.hop_latency_s,
+            packets_out=np.bincount(senders, weights=counts, minlength=n),
+            packets_in=np.bincount(receivers, weights=counts, minlength=n),
             payload_bytes=float(sizes.sum()),
             wire_bytes=float(wire.sum()),
+        )
+
+    def exchange_cost(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None) -> ExchangeCost:
+        """Cost of an all-to-all in which node i sends ``payload_bytes[i, j]``
+        to node j in ``packets[i, j]`` packets (default: as few as fit)."""
+        loads = self.traffic_loads(payload_bytes, packets)
+        if loads.wire_bytes == 0:
+            return ExchangeCost(0.0, 0.0, 0.0, 0.0, "none", 0, 0.0, 0.0)
+        candidates = {"injection": float(loads.inject_s.max()), "ejection": float(loads.eject_s.max()),
+                      "link": loads.link_s}
+        serialisation = max(candidates.values())
+        per_node = (loads.packets_out * self.messaging.send_overhead_s
+                    + loads.packets_in * self.messaging.receive_overhead_s)
+        overhead = float(per_node.max())
+        terms = {**candidates, "overhead": overhead, "latency": loads.latency_s}
+        bottleneck = max(terms, key=terms.get)
+        return ExchangeCost(
+            time_s=serialisation + loads.latency_s + overhead,
+            serialisation_s=serialisation,
+            latency_s=loads.latency_s,
+            overhead_s=overhead,
+            bottleneck=bottleneck,
+            packets=int(loads.packets_out.sum()),
+            payload_bytes=loads.payload_bytes,
+            wire_bytes=loads.wire_bytes,
         )

@@ -21,10 +21,13 @@ from ..errors import UserError
 from ..units import UnitError, example, parse_quantity
 from . import schema as S
 from .model import (
+    CP1DCycles,
+    CP1DModel,
     CollectiveModel,
     ComputeCosts,
     DMAModel,
     Machine,
+    MemoryHierarchy,
     MessagingModel,
     NetworkModel,
     NodeModel,
@@ -362,6 +365,14 @@ def _cross_checks(values: dict, problems: _Problems) -> None:
                                 f"{values['spe.local_store']:.0f} B local store; shrink the buffers")
         if values["spe.bitmap_max"] > values["spe.local_store"]:
             problems.add("spe.bitmap_max", "cannot exceed spe.local_store")
+    if "cp1d.threads" in values:
+        if "node.memory_hierarchy.cache_size" not in values:
+            problems.add("cp1d", "its costs price random accesses with node.memory_hierarchy; add that section")
+        widest = max(values["cp1d.uncompressed_entry"],
+                     values["cp1d.compressed_header"] + values["cp1d.compressed_long"])
+        if widest > values["network.packet_payload"]:
+            problems.add("cp1d", f"a packet must hold at least one edge ({widest:.0f} B with its header), "
+                                 f"more than network.packet_payload")
     if values["messaging.edge_bytes"] > values["network.packet_payload"]:
         problems.add("messaging.edge_bytes", "an edge must fit in one packet payload")
     payload, granule = values["network.packet_payload"], values["network.packet_granule"]
@@ -394,6 +405,7 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
         memory_bytes=v["node.memory"],
         memory_bandwidth_Bps=v["node.memory_bandwidth"],
         compute=compute,
+        memory_hierarchy=_memory_hierarchy(v),
     )
     network = NetworkModel(
         topology=v["network.topology"],
@@ -453,4 +465,32 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
         spe=spe,
         sources=sources,
         origin=origin,
+        cp1d=_cp1d(v),
+    )
+
+
+def _memory_hierarchy(v: dict) -> MemoryHierarchy | None:
+    if "node.memory_hierarchy.cache_size" not in v:
+        return None
+    return MemoryHierarchy(**{f"{key}_{unit}": v[f"node.memory_hierarchy.{key}"] for key, unit in (
+        ("cache_size", "bytes"), ("cache_latency", "cycles"), ("memory_latency", "cycles"), ("cache_line", "bytes"))})
+
+
+def _cp1d(v: dict) -> CP1DModel | None:
+    if "cp1d.threads" not in v:
+        return None
+    cycles = CP1DCycles(**{f"{op}_cycles": v[f"cp1d.cycles.{op}"] for op in (
+        "index_word", "vertex_header", "edge_entry", "pack", "compress", "unpack", "bitmap_test", "claim")})
+    sizes = {f"{key}_bytes": v[f"cp1d.{key}"] for key in (
+        "adjacency_entry", "vertex_header", "edge_tuple", "uncompressed_entry", "compressed_short",
+        "compressed_long", "compressed_header")}
+    return CP1DModel(
+        threads=int(v["cp1d.threads"]),
+        heavy_vertices=int(v["cp1d.heavy_vertices"]),
+        index_stride=int(v["cp1d.index_stride"]),
+        delta_max=int(v["cp1d.delta_max"]),
+        in_flight=int(v["cp1d.in_flight"]),
+        mpi_message_overhead_s=v["cp1d.mpi_message_overhead"],
+        cycles=cycles,
+        **sizes,
     )

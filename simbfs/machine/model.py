@@ -24,6 +24,28 @@ class ComputeCosts:
 
 
 @dataclass(frozen=True)
+class MemoryHierarchy:
+    """Latency of random accesses: a structure of S bytes is found in the
+    cache with probability min(1, cache_size / S), else in main memory."""
+
+    cache_size_bytes: float
+    cache_latency_cycles: float
+    memory_latency_cycles: float
+    cache_line_bytes: float
+
+    def miss_rate(self, working_set_bytes: float) -> float:
+        if working_set_bytes <= self.cache_size_bytes:
+            return 0.0
+        return 1.0 - self.cache_size_bytes / working_set_bytes
+
+    def access_cycles(self, working_set_bytes: float) -> float:
+        """Expected load-to-use cycles of one random access into a
+        structure of ``working_set_bytes``."""
+        miss = self.miss_rate(working_set_bytes)
+        return (1.0 - miss) * self.cache_latency_cycles + miss * self.memory_latency_cycles
+
+
+@dataclass(frozen=True)
 class NodeModel:
     clock_hz: float
     cores: float
@@ -31,6 +53,7 @@ class NodeModel:
     memory_bytes: float
     memory_bandwidth_Bps: float
     compute: ComputeCosts
+    memory_hierarchy: MemoryHierarchy | None = None
 
     def seconds(self, cycles):
         """Wall time of ``cycles`` of work spread over all cores of one node.
@@ -165,6 +188,40 @@ class SPEModel:
 
 
 @dataclass(frozen=True)
+class CP1DCycles:
+    """Issue cycles of one hardware thread per operation (see schema)."""
+
+    index_word_cycles: float
+    vertex_header_cycles: float
+    edge_entry_cycles: float
+    pack_cycles: float
+    compress_cycles: float
+    unpack_cycles: float
+    bitmap_test_cycles: float
+    claim_cycles: float
+
+
+@dataclass(frozen=True)
+class CP1DModel:
+    """Formats, thread layout and costs of Checconi & Petrini's codes."""
+
+    threads: int
+    heavy_vertices: int
+    index_stride: int
+    adjacency_entry_bytes: float
+    vertex_header_bytes: float
+    edge_tuple_bytes: float
+    uncompressed_entry_bytes: float
+    compressed_short_bytes: float
+    compressed_long_bytes: float
+    compressed_header_bytes: float
+    delta_max: int
+    in_flight: int
+    mpi_message_overhead_s: float
+    cycles: CP1DCycles
+
+
+@dataclass(frozen=True)
 class Machine:
     name: str
     description: str
@@ -180,6 +237,7 @@ class Machine:
     spe: SPEModel | None
     sources: Mapping[str, str]  # dotted parameter path -> where its value comes from
     origin: str  # file the model was loaded from
+    cp1d: CP1DModel | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "sources", MappingProxyType(dict(self.sources)))

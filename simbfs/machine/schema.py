@@ -105,6 +105,18 @@ SCHEMA = Section(
                 "threads_per_core": Param("count", "Hardware threads per core.", integer=True),
                 "memory": Param("size", "Memory available to the BFS on one node."),
                 "memory_bandwidth": Param("bandwidth", "Main-memory bandwidth of one node."),
+                "memory_hierarchy": Section(
+                    optional=True,
+                    doc="Latency of random memory accesses, for algorithms that model threads "
+                    "hiding latency (the cp1d-*/cp2d algorithms). An access to a structure of S "
+                    "bytes hits the cache with probability min(1, cache_size / S).",
+                    fields={
+                        "cache_size": Param("size", "Last-level cache shared by the node's cores."),
+                        "cache_latency": Param("cycles", "Load-to-use latency of a last-level cache hit."),
+                        "memory_latency": Param("cycles", "Load-to-use latency of a main-memory access."),
+                        "cache_line": Param("size", "Bytes moved from memory per missing access."),
+                    },
+                ),
                 "compute": Section(
                     doc="Cost of each BFS operation, in core cycles, amortised over the "
                     "core's hardware threads. Time = count x cycles / (clock x cores).",
@@ -145,6 +157,44 @@ SCHEMA = Section(
             fields={
                 "stage_latency": Param("time", "Latency of one stage of a log2(N)-stage collective."),
                 "bandwidth": Param("bandwidth", "Per-node bandwidth of the collective network/algorithm."),
+            },
+        ),
+        "cp1d": Section(
+            optional=True,
+            doc="Data formats, thread layout and per-operation costs of Checconi & Petrini's BFS "
+            "codes (seed 000; the cp1d-spi, cp1d-mpi and cp2d algorithms). A cost is the cycles "
+            "one hardware thread issues per operation; the random memory accesses each operation "
+            "makes are priced by node.memory_hierarchy and hidden by the core's other threads.",
+            fields={
+                "threads": Param("count", "Software threads per node (edge-list slices).", integer=True),
+                "heavy_vertices": Param("count", "LB: highest-degree vertices whose edges are spread (Algorithm 4).",
+                                        integer=True, positive=False),
+                "index_stride": Param("count", "Source vertices per coarse-index entry.", integer=True),
+                "adjacency_entry": Param("size", "Bytes of one stored neighbour (id plus load-balancing bits)."),
+                "vertex_header": Param("size", "Bytes of one source-vertex header (id bits plus shortcut)."),
+                "edge_tuple": Param("size", "Bytes of one generated edge tuple held while the graph is built."),
+                "uncompressed_entry": Param("size", "Bytes of one edge in an uncompressed message."),
+                "compressed_short": Param("size", "Bytes of a compressed edge whose delta fits."),
+                "compressed_long": Param("size", "Bytes of a compressed edge whose delta does not fit."),
+                "compressed_header": Param("size", "Software header of a compressed packet (source, length, base vertex)."),
+                "delta_max": Param("count", "Largest vertex delta the short format encodes.", integer=True),
+                "in_flight": Param("count", "Packets per destination that may be in flight besides the open one.",
+                                   integer=True),
+                "mpi_message_overhead": Param("time", "MPI software time per message of an all-to-all (cp1d-mpi).",
+                                              positive=False),
+                "cycles": Section(
+                    doc="Issue cycles of one hardware thread per operation.",
+                    fields={
+                        "index_word": Param("cycles", "Test one coarse-index word of the frontier bitmap."),
+                        "vertex_header": Param("cycles", "Visit one source-vertex header and test its bit."),
+                        "edge_entry": Param("cycles", "Read one stored neighbour (sequential)."),
+                        "pack": Param("cycles", "Append one edge to its destination's open packet."),
+                        "compress": Param("cycles", "Extra cycles to delta-encode one edge.", positive=False),
+                        "unpack": Param("cycles", "Decode one received edge and test a bitmap bit (random access)."),
+                        "bitmap_test": Param("cycles", "Test a local bitmap bit for a neighbour (random access)."),
+                        "claim": Param("cycles", "Set a parent and two bitmap bits (random accesses)."),
+                    },
+                ),
             },
         ),
         "dma": Section(

@@ -1,0 +1,541 @@
+"""The work of Checconi & Petrini's 1D BFS, level by level, on the real graph.
+
+What it implements
+    Seed 000 (Checconi & Petrini, IPDPS 2014), the parts shared by its SPI
+    code (Algorithms 2-4, III-A to III-C) and its bulk-synchronous MPI code
+    (IV-B): the data layout, what each node and thread scans, which edges
+    become messages on which channel, which vertices are claimed and by
+    whom, and how many bytes the messages take. The timing of the two codes
+    differs and lives in cp1d_spi.py (asynchronous, overlapped) and
+    cp1d_mpi.py (two-phase all-to-all).
+
+Layout (II-B, II-D, II-E, III-A)
+    Vertex v belongs to node ``v * N // n``. Each node's adjacency is split
+    among its T threads by the neighbour's id: thread j holds the entries
+    whose neighbour lies in ``[j n / T, (j + 1) n / T)`` (the blocks A_ij of
+    the paper's Fig. 2a), so different threads talk to different nodes. The
+    LB highest-degree vertices H (Algorithm 4) do not follow the 1D
+    distribution: the entry (u, v) of a heavy u is stored at the owner of v,
+    and an edge to a heavy neighbour is checked against the replicated
+    In^H/Vis^H bitmaps, so no heavy edge ever becomes a message.
+
+Top-down level (ForwardStep)
+    Every scanned entry (u, w) of a light frontier vertex u is checked
+    locally when w is local or heavy, and otherwise sent to Owner(w) on the
+    forward channel; Owner(w) claims w if it is unvisited. Among several
+    candidate parents the earliest in its sender's sweep wins (threads sweep
+    their vertices from staggered starts); ties go to the smaller id.
+
+Bottom-up level (BackwardStep)
+    Every thread sweeps the unvisited local vertices from its staggered
+    start. For vertex v, thread j reads v's entries in its slice: a local or
+    heavy neighbour in the frontier claims v at once (the thread stops); a
+    remote neighbour u gets a probe to Owner(u) on the backward channel, and
+    Owner(u) answers on the forward channel if u is in the frontier. A
+    thread skips v when v's claim is already visible when it arrives. Claim
+    visibility is timed (``claim_delay``): at once for a local hit, one
+    round trip after the probe for a remote hit (the SPI code), or never
+    within the level (the MPI code, which exchanges probes in bulk). So the
+    number of probes depends on thread stagger, round-trip time and packet
+    buffering: the mechanism the paper describes in II-C.
+
+Messages (III-B)
+    Per (sender, thread, destination) stream, in sweep order. Uncompressed,
+    an edge takes 6 B and a packet holds as many as fit. Compressed, a packet
+    has an 8 B header and an edge takes 4 B when its delta to the previous
+    edge of the packet is 0..127, else 8 B. The paper says the delta is taken
+    on "the destination vertex"; we take it on the vertex the sending thread
+    sweeps in order (the source of a forward edge, the prober of a probe),
+    because neighbour ids of a permuted Kronecker graph are random: a delta on
+    them fits 7 bits almost never, and the paper's measured 4-5 B per edge in
+    the central levels would be impossible (docs/background/cp1d.md).
+
+Representations (II-D, IV-E)
+    ``coarse-index``: one index word per 64 local vertices lets a sweep skip
+    64 vertices whose bits are all clear; ``skip-list``: the sweep visits
+    every source-vertex header; ``edge-list``: every stored (u, v) pair is
+    read every level.
+
+Everything is computed for all nodes at once with numpy; the per-node and
+per-thread counters then price each node's simulated time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..bfs.adjacency import neighbour_slots
+from ..errors import UserError
+from ..graph import Graph
+from ..machine.model import CP1DModel, Machine
+
+REPRESENTATIONS = ("coarse-index", "skip-list", "edge-list")
+
+
+@dataclass(frozen=True)
+class CP1DOptions:
+    """Which of the paper's optimisations are on (Fig. 9 switches them)."""
+
+    direction_optimising: bool = True
+    compression: bool = True
+    load_balancing: bool = True
+    representation: str = "coarse-index"
+    threads: int | None = None  # None: the machine's cp1d.threads
+
+    def __post_init__(self):
+        if self.representation not in REPRESENTATIONS:
+            raise UserError(f"unknown graph representation {self.representation!r}; "
+                            f"choose one of {', '.join(REPRESENTATIONS)}")
+
+
+def require_cp1d(machine: Machine) -> CP1DModel:
+    if machine.cp1d is None or machine.node.memory_hierarchy is None:
+        raise UserError(f"{machine.name} has no `cp1d:` section (and node.memory_hierarchy) describing "
+                        f"Checconi & Petrini's data formats and costs; run it on bluegene_q, or add "
+                        f"those sections (docs/reference/machine-files.md)")
+    return machine.cp1d
+
+
+# ----------------------------------------------------------------- layout
+class Layout:
+    """What does not change between roots: owners, thread slices, heavy set,
+    per-node structure sizes."""
+
+    def __init__(self, graph: Graph, nodes: int, threads: int, heavy_count: int, index_stride: int):
+        n = graph.num_vertices
+        self.graph = graph
+        self.n = n
+        self.N = nodes
+        self.T = threads
+        self.starts = (np.arange(nodes + 1, dtype=np.int64) * n + nodes - 1) // nodes
+        self.local_vertices = np.diff(self.starts)
+        self.degree = graph.degree.astype(np.int64, copy=False)
+        heavy_count = min(heavy_count, int(np.count_nonzero(self.degree)))
+        self.heavy = np.zeros(n, dtype=bool)
+        if heavy_count:
+            order = np.lexsort((np.arange(n), -self.degree))
+            self.heavy[order[:heavy_count]] = True
+        self.heavy_count = heavy_count
+        self.index_stride = index_stride
+        # Headers: one per (vertex, thread block it has entries in).
+        slices = graph.indices.astype(np.int64) * threads // n
+        change = np.ones(len(slices), dtype=bool)
+        change[1:] = slices[1:] != slices[:-1]
+        row_starts = graph.indptr[:-1][self.degree > 0]
+        change[row_starts] = True
+        self.blocks_of = np.zeros(n, dtype=np.int64)
+        self.blocks_of[self.degree > 0] = np.add.reduceat(change, row_starts) if len(row_starts) else 0
+        light = ~self.heavy
+        self.light_entries_per_node = self.per_node(np.flatnonzero(light), self.degree[light])
+        self.headers_per_node = self.per_node(np.flatnonzero(light), self.blocks_of[light])
+
+    def owner(self, vertices: np.ndarray) -> np.ndarray:
+        return vertices * self.N // self.n
+
+    def slice_of(self, vertices: np.ndarray) -> np.ndarray:
+        return vertices * self.T // self.n
+
+    def per_node(self, vertices: np.ndarray, weights=None) -> np.ndarray:
+        return np.bincount(self.owner(vertices), weights=weights, minlength=self.N).astype(np.float64)
+
+    def sweep_position(self, vertices: np.ndarray, thread: np.ndarray, ranks: np.ndarray,
+                       members: np.ndarray | None = None, member_index: np.ndarray | None = None) -> np.ndarray:
+        """Where in [0, 1) of its sweep thread ``thread`` of node ``ranks``
+        reaches each vertex. Thread j starts at the j/T point of the node's
+        vertex range and wraps around (the paper's staggered starts). With
+        ``members`` (a sorted vertex set) and each vertex's index in it, the
+        sweep walks only those."""
+        if members is None:
+            base = self.starts[ranks]
+            span = self.local_vertices[ranks]
+            index = vertices - base
+        else:
+            bounds = np.searchsorted(members, self.starts)
+            base = bounds[ranks]
+            span = np.maximum(bounds[ranks + 1] - base, 1)
+            index = member_index - base
+        offset = thread * span // self.T
+        return ((index - offset) % span) / span
+
+
+# ------------------------------------------------------------ level work
+@dataclass
+class Streams:
+    """Edges one level puts on the network, per (sender, thread, receiver)."""
+
+    sender: np.ndarray
+    thread: np.ndarray
+    receiver: np.ndarray
+    sweep_vertex: np.ndarray  # the vertex whose order the sending thread follows
+    channel: str  # "forward" or "backward"
+
+
+@dataclass
+class LevelWork:
+    """Counters of one level, per (node, thread) where threads matter."""
+
+    direction: str
+    ops: dict  # op name -> (N, T) counts
+    streams: list  # list[Streams]
+    new_vertices: np.ndarray
+    new_parents: np.ndarray
+    edges_examined: int
+    probes_sent: int = 0
+    responses: int = 0
+    extra: dict = field(default_factory=dict)
+
+
+def _zeros(layout: Layout) -> np.ndarray:
+    return np.zeros((layout.N, layout.T))
+
+
+def _add(table: np.ndarray, ranks: np.ndarray, threads: np.ndarray, weights=None) -> None:
+    table += np.bincount(ranks * table.shape[1] + threads, weights=weights,
+                         minlength=table.size).reshape(table.shape)
+
+
+def _gather(graph: Graph, vertices: np.ndarray):
+    slots, lengths, offsets = neighbour_slots(graph.indptr, vertices)
+    return np.repeat(vertices, lengths), graph.indices[slots].astype(np.int64, copy=False), lengths, offsets
+
+
+def _first_per_target(targets: np.ndarray, keys: np.ndarray, parents: np.ndarray):
+    """For every distinct target, the parent with the smallest (key, parent)."""
+    if len(targets) == 0:
+        return targets, parents
+    order = np.lexsort((parents, keys, targets))
+    t = targets[order]
+    first = np.ones(len(t), dtype=bool)
+    first[1:] = t[1:] != t[:-1]
+    return t[first], parents[order][first]
+
+
+def scan_ops(layout: Layout, active: np.ndarray, options: CP1DOptions, ops: dict) -> None:
+    """Charge the sweep over the local structure: index words, headers, and
+    for the edge list every stored pair. ``active`` is the sorted set of
+    vertices whose bits the sweep tests (In for top-down, not-Vis for
+    bottom-up); their entries are charged by the caller."""
+    T = layout.T
+    light = active[~layout.heavy[active]]
+    if options.representation == "coarse-index":
+        words = -(-layout.local_vertices // layout.index_stride)
+        ops["index_word"] += (words / T)[:, None]  # every thread tests every word of its block
+        # headers: every light vertex with entries, in words that have an active bit
+        word_of = (light - layout.starts[layout.owner(light)]) // layout.index_stride
+        key = layout.owner(light) * (int(words.max()) + 1) + word_of
+        nonempty = np.unique(key)
+        ranks = nonempty // (int(words.max()) + 1)
+        first = layout.starts[ranks] + (nonempty % (int(words.max()) + 1)) * layout.index_stride
+        last = np.minimum(first + layout.index_stride, layout.starts[ranks + 1])
+        cum = np.concatenate([[0], np.cumsum(np.where(layout.heavy, 0, layout.blocks_of))])
+        headers = np.bincount(ranks, weights=cum[last] - cum[first], minlength=layout.N)
+        ops["vertex_header"] += (headers / T)[:, None]
+    elif options.representation == "skip-list":
+        ops["vertex_header"] += (layout.headers_per_node / T)[:, None]
+    else:  # edge-list: every stored pair is read and its source tested
+        ops["edge_entry"] += (layout.light_entries_per_node / T)[:, None]
+        ops["bitmap_test"] += (layout.light_entries_per_node / T)[:, None]
+
+
+OP_NAMES = ("index_word", "vertex_header", "edge_entry", "pack", "compress", "unpack", "bitmap_test", "claim")
+
+
+def new_ops(layout: Layout) -> dict:
+    return {name: _zeros(layout) for name in OP_NAMES}
+
+
+def top_down(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions) -> LevelWork:
+    """ForwardStep of Algorithms 3 and 4."""
+    graph = layout.graph
+    ops = new_ops(layout)
+    scan_ops(layout, frontier, options, ops)
+    heavy = layout.heavy if options.load_balancing else np.zeros(layout.n, dtype=bool)
+    light_f = frontier[~heavy[frontier]]
+    heavy_f = frontier[heavy[frontier]]
+    sources, targets, _, _ = _gather(graph, light_f)
+    src_node = layout.owner(sources)
+    dst_node = layout.owner(targets)
+    thread = layout.slice_of(targets)
+    if options.representation != "edge-list":
+        _add(ops["edge_entry"], src_node, thread)
+    key = layout.sweep_position(sources, thread, src_node)
+    remote = (dst_node != src_node) & ~heavy[targets]
+    local = ~remote
+    _add(ops["bitmap_test"], src_node[local], thread[local])
+    _add(ops["pack"], src_node[remote], thread[remote])
+    # At the receiver, each incoming edge is decoded and tested; receive
+    # threads take sources round-robin.
+    _add(ops["unpack"], dst_node[remote], src_node[remote] % layout.T)
+    streams = [Streams(src_node[remote], thread[remote], dst_node[remote], sources[remote], "forward")]
+    cand_t, cand_p, cand_k = [targets], [sources], [key]
+    # Heavy frontier vertices: every node scans its share (entries whose
+    # other end it owns) and claims locally (Algorithm 4, lines 4-13).
+    if len(heavy_f):
+        h_src, h_tgt, _, _ = _gather(graph, heavy_f)
+        h_node = layout.owner(h_tgt)
+        h_thread = (h_tgt - layout.starts[h_node]) * layout.T // np.maximum(layout.local_vertices[h_node], 1)
+        _add(ops["edge_entry"], h_node, h_thread)
+        _add(ops["bitmap_test"], h_node, h_thread)
+        cand_t.append(h_tgt)
+        cand_p.append(h_src)
+        cand_k.append(np.zeros(len(h_tgt)))
+    targets = np.concatenate(cand_t)
+    parents = np.concatenate(cand_p)
+    keys = np.concatenate(cand_k)
+    fresh = ~visited[targets]
+    new, new_parents = _first_per_target(targets[fresh], keys[fresh], parents[fresh])
+    claimer = layout.owner(new)
+    _add(ops["claim"], claimer, (new - layout.starts[claimer]) * layout.T
+         // np.maximum(layout.local_vertices[claimer], 1))
+    return LevelWork("top-down", ops, streams, new, new_parents, edges_examined=int(len(targets)))
+
+
+def _segments(seg_key: np.ndarray):
+    """Start index of each run of equal keys in a sorted key array."""
+    starts = np.flatnonzero(np.concatenate([[True], seg_key[1:] != seg_key[:-1]]))
+    return starts, np.append(starts[1:], len(seg_key))
+
+
+def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions):
+    """BackwardStep of Algorithms 3 and 4, as a function of claim timing.
+
+    Returns ``with_delay(claim_delay) -> LevelWork``: the graph-side work is
+    gathered once, and the timing-dependent part can be evaluated more than
+    once. ``claim_delay(prober_node, owner_node, probe_time)`` gives, per
+    remote hit, the time from its probe until the claim is visible to the
+    prober's threads (np.inf: not within this level);
+    ``claim_delay.sweep_time`` is a per-node array: how long a thread's
+    sweep over the unvisited vertices takes.
+    """
+    graph = layout.graph
+    base_ops = new_ops(layout)
+    unvisited = np.flatnonzero(~visited & (layout.degree > 0))
+    scan_ops(layout, unvisited, options, base_ops)
+    heavy = layout.heavy if options.load_balancing else np.zeros(layout.n, dtype=bool)
+    in_frontier = np.zeros(layout.n, dtype=bool)
+    in_frontier[frontier] = True
+    light_u = unvisited[~heavy[unvisited]]
+    probers, nbrs, _, _ = _gather(graph, light_u)
+    node = layout.owner(probers)
+    nbr_node = layout.owner(nbrs)
+    thread = layout.slice_of(nbrs)
+    remote = (nbr_node != node) & ~heavy[nbrs]
+    hit = in_frontier[nbrs]
+    local_hit = hit & ~remote
+    # Segments: (prober, thread slice); entries are sorted by neighbour id,
+    # so a vertex's slices are consecutive runs.
+    seg_start, seg_end = _segments(probers * layout.T + thread)
+    seg_vertex = probers[seg_start]
+    seg_node = node[seg_start]
+    seg_thread = thread[seg_start]
+    seg_member = np.repeat(np.arange(len(light_u)), graph.degree[light_u])[seg_start]
+    seg_pos = layout.sweep_position(seg_vertex, seg_thread, seg_node, members=light_u, member_index=seg_member)
+    # first local hit in each segment: the thread stops there
+    hits_at = np.flatnonzero(local_hit)
+    k = np.searchsorted(hits_at, seg_start)
+    has_local = k < len(hits_at)
+    has_local[has_local] = hits_at[k[has_local]] < seg_end[has_local]
+    stop = seg_end.copy()
+    stop[has_local] = hits_at[k[has_local]] + 1
+    # first remote hit before the stop
+    rhits = np.flatnonzero(hit & remote)
+    k = np.searchsorted(rhits, seg_start)
+    has_remote = k < len(rhits)
+    has_remote[has_remote] = rhits[k[has_remote]] < stop[has_remote]
+    first_remote = np.where(has_remote, rhits[np.minimum(k, max(len(rhits) - 1, 0))] if len(rhits) else 0, 0)
+
+    def with_delay(claim_delay) -> LevelWork:
+        ops = {name: counts.copy() for name, counts in base_ops.items()}
+        sweep_time = claim_delay.sweep_time  # per node, seconds
+        seg_t = seg_pos * sweep_time[seg_node]
+        cand = np.full(len(seg_start), np.inf)
+        cand[has_local] = seg_t[has_local]
+        if has_remote.any():
+            delay = claim_delay(seg_node[has_remote], nbr_node[first_remote[has_remote]], seg_t[has_remote])
+            cand[has_remote] = np.minimum(cand[has_remote], seg_t[has_remote] + delay)
+        probed = _probed_segments(seg_vertex, seg_t, cand)
+
+        # Entries read and probes sent, from the probed segments only.
+        seg_len = np.where(probed, stop - seg_start, 0)
+        entry_in_probed = np.repeat(probed, seg_end - seg_start) & (
+            np.arange(len(probers)) < np.repeat(stop, seg_end - seg_start))
+        if options.representation != "edge-list":
+            _add(ops["edge_entry"], seg_node, seg_thread, seg_len)
+        local_checks = entry_in_probed & ~remote
+        _add(ops["bitmap_test"], node[local_checks], thread[local_checks])
+        probes = entry_in_probed & remote
+        _add(ops["pack"], node[probes], thread[probes])
+        _add(ops["unpack"], nbr_node[probes], node[probes] % layout.T)  # Owner(u) tests u in In
+        answered = probes & hit
+        # Owner(u) answers on the forward channel; Owner(v) decodes the answer
+        _add(ops["pack"], nbr_node[answered], node[answered] % layout.T)
+        _add(ops["unpack"], node[answered], nbr_node[answered] % layout.T)
+        streams = [
+            Streams(node[probes], thread[probes], nbr_node[probes], probers[probes], "backward"),
+            Streams(nbr_node[answered], node[answered] % layout.T, node[answered], probers[answered], "forward"),
+        ]
+        # Claims: local hits at their segment time, answers when they arrive.
+        claim_entries = entry_in_probed & hit
+        entry_seg = np.repeat(np.arange(len(seg_start)), seg_end - seg_start)
+        entry_time = np.where(remote, np.inf, 0.0)[claim_entries]
+        ce_seg = entry_seg[claim_entries]
+        entry_time = np.where(np.isinf(entry_time), cand[ce_seg], seg_t[ce_seg])
+        new, new_parents = _first_per_target(probers[claim_entries], entry_time, nbrs[claim_entries])
+
+        # Heavy unvisited vertices (Algorithm 4, lines 20-30): their entries sit
+        # at the owners of their neighbours, all checks are local; each node
+        # stops at its own first hit. Claims are combined by the allreduce.
+        heavy_u = unvisited[heavy[unvisited]]
+        examined = int(seg_len.sum())
+        if len(heavy_u):
+            h_v, h_u, _, _ = _gather(graph, heavy_u)
+            h_node = layout.owner(h_u)
+            order = np.lexsort((h_u, h_node, h_v))
+            h_v, h_u, h_node = h_v[order], h_u[order], h_node[order]
+            s_start, s_end = _segments(h_v * layout.N + h_node)
+            h_hit = np.flatnonzero(in_frontier[h_u])
+            k = np.searchsorted(h_hit, s_start)
+            found = k < len(h_hit)
+            found[found] = h_hit[k[found]] < s_end[found]
+            read = s_end - s_start
+            read[found] = h_hit[k[found]] - s_start[found] + 1
+            h_thread = (h_u[s_start] - layout.starts[h_node[s_start]]) * layout.T // np.maximum(
+                layout.local_vertices[h_node[s_start]], 1)
+            _add(ops["edge_entry"], h_node[s_start], h_thread, read)
+            _add(ops["bitmap_test"], h_node[s_start], h_thread, read)
+            examined += int(read.sum())
+            if found.any():
+                hv, hp = _first_per_target(h_v[s_start][found], np.zeros(int(found.sum())), h_u[h_hit[k[found]]])
+                new = np.concatenate([new, hv])
+                new_parents = np.concatenate([new_parents, hp])
+                order = np.argsort(new, kind="stable")
+                new, new_parents = new[order], new_parents[order]
+        claimer = layout.owner(new)
+        _add(ops["claim"], claimer, (new - layout.starts[claimer]) * layout.T
+             // np.maximum(layout.local_vertices[claimer], 1))
+        return LevelWork("bottom-up", ops, streams, new, new_parents, edges_examined=examined,
+                         probes_sent=int(probes.sum()), responses=int(answered.sum()))
+
+    return with_delay
+
+
+def _probed_segments(seg_vertex: np.ndarray, seg_t: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """A thread reads its slice of v unless v's claim was visible before it
+    arrived: in time order, slice k is read iff t_k is before the earliest
+    claim time among the slices read before it. Since a slice's claim time
+    is never before its own read time, that is the same as t_k <= the
+    earliest claim time over all of v's slices (an unread slice's claim
+    time is after a claim already visible, so it cannot be the minimum),
+    which needs no sort: one minimum per vertex."""
+    if len(seg_t) == 0:
+        return np.zeros(0, dtype=bool)
+    first = np.flatnonzero(np.concatenate([[True], seg_vertex[1:] != seg_vertex[:-1]]))
+    earliest = np.minimum.reduceat(cand, first)
+    groups = np.diff(np.append(first, len(seg_vertex)))
+    return seg_t <= np.repeat(earliest, groups)
+
+
+# -------------------------------------------------------------- messages
+@dataclass
+class Traffic:
+    """A level's messages between every pair of nodes."""
+
+    payload: np.ndarray  # N x N bytes
+    packets: np.ndarray  # N x N
+    edges: np.ndarray  # N x N edges sent
+    backward_packets: int
+
+
+def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, compression: bool) -> Traffic:
+    """Bytes and packets of every (sender, thread, receiver) stream."""
+    N = layout.N
+    payload = np.zeros(N * N)
+    packets = np.zeros(N * N)
+    edges = np.zeros(N * N)
+    backward = 0
+    per_packet_plain = float(np.floor(payload_bytes / cp.uncompressed_entry_bytes))
+    room = payload_bytes - cp.compressed_header_bytes
+    for s in streams:
+        if len(s.sender) == 0:
+            continue
+        stream = (s.sender * layout.T + s.thread) * N + s.receiver
+        pair = s.sender * N + s.receiver
+        if compression:
+            span = layout.n + 1
+            keys = np.sort(stream * span + s.sweep_vertex)
+            st = keys // span
+            vx = keys % span
+            delta = np.diff(vx)
+            same = st[1:] == st[:-1]
+            short = np.ones(len(keys), dtype=bool)
+            short[1:] = ~same | ((delta >= 0) & (delta <= cp.delta_max))
+            size = np.where(short, cp.compressed_short_bytes, cp.compressed_long_bytes)
+            uniq, inverse = np.unique(st, return_inverse=True)
+            stream_bytes = np.bincount(inverse, weights=size)
+            stream_packets = np.ceil(stream_bytes / room)
+            stream_payload = stream_bytes + stream_packets * cp.compressed_header_bytes
+            stream_pair = (uniq // (layout.T * N)) * N + uniq % N
+        else:
+            uniq, counts = np.unique(stream, return_counts=True)
+            stream_packets = np.ceil(counts / per_packet_plain)
+            stream_payload = counts * cp.uncompressed_entry_bytes
+            stream_pair = (uniq // (layout.T * N)) * N + uniq % N
+        payload += np.bincount(stream_pair, weights=stream_payload, minlength=N * N)
+        packets += np.bincount(stream_pair, weights=stream_packets, minlength=N * N)
+        edges += np.bincount(pair, minlength=N * N)
+        if s.channel == "backward":
+            backward += int(stream_packets.sum())
+    return Traffic(payload.reshape(N, N), packets.reshape(N, N), edges.reshape(N, N), backward)
+
+
+# ------------------------------------------------------------- compute
+# Random memory accesses each operation makes, and into which structure:
+# (bitmaps of the local vertices | the parent array).
+RANDOM_ACCESSES = {
+    "index_word": (0, 0), "vertex_header": (0, 0), "edge_entry": (0, 0), "pack": (0, 0), "compress": (0, 0),
+    "unpack": (1, 0), "bitmap_test": (1, 0), "claim": (1, 1),
+}
+
+
+def thread_cycles(machine: Machine, layout: Layout, ops: dict, compression: bool) -> np.ndarray:
+    """(N, T) cycles each thread is busy. A thread's operation takes its
+    issue cycles plus the latency of its random accesses; a core shared by
+    k threads issues for one at a time, so an operation costs
+    max(issue + latency, k x issue): more threads hide more latency until
+    the core's issue slots are full (Fig. 11)."""
+    cp = machine.cp1d
+    memory = machine.node.memory_hierarchy
+    local = float(layout.local_vertices.max())
+    bitmap_set = 3 * local / 8 + 3 * layout.heavy_count / 8  # In, Out, Vis (+ their H copies)
+    parent_set = 8 * local
+    bitmap_latency = memory.access_cycles(bitmap_set)
+    parent_latency = memory.access_cycles(parent_set)
+    cores = int(machine.node.cores)
+    per_core = -(-layout.T // cores)
+    sharing = min(per_core, int(machine.node.threads_per_core))
+    total = np.zeros((layout.N, layout.T))
+    for name, counts in ops.items():
+        if name == "compress" and not compression:
+            continue
+        issue = getattr(cp.cycles, f"{name}_cycles")
+        bitmaps, parents = RANDOM_ACCESSES[name]
+        latency = bitmaps * bitmap_latency + parents * parent_latency
+        total += counts * max(issue + latency, sharing * issue)
+    return total
+
+
+def memory_seconds(machine: Machine, layout: Layout, ops: dict) -> np.ndarray:
+    """Per node, the time main memory needs for the level's traffic:
+    adjacency streamed at its entry size, and every missing random access
+    one cache line."""
+    cp = machine.cp1d
+    memory = machine.node.memory_hierarchy
+    local = float(layout.local_vertices.max())
+    miss_bitmap = memory.miss_rate(3 * local / 8)
+    miss_parent = memory.miss_rate(8 * local)
+    lines = sum(ops[name].sum(axis=1) * (b * miss_bitmap + p * miss_parent)
+                for name, (b, p) in RANDOM_ACCESSES.items())
+    stream = ops["edge_entry"].sum(axis=1) * cp.adjacency_entry_bytes
+    return (stream + lines * memory.cache_line_bytes) / machine.node.memory_bandwidth_Bps

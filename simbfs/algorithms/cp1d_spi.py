@@ -1,0 +1,324 @@
+"""Checconi & Petrini's asynchronous 1D BFS over SPI: the paper's own code.
+
+What it implements
+    Seed 000, Algorithms 2-4 with the communication of III-B: threads sweep
+    their edge-list slices and hand edges to one open packet per
+    destination; packets go out as they fill, a bounded number in flight,
+    probes and answers on separate channels; receives are handled while the
+    sweep goes on; each level ends with a flush and an allreduce that
+    decides the next direction (CalcDirection: bottom-up when the edges
+    reachable from the frontier outnumber the edges of the unvisited
+    vertices) and, with load balancing, ORs the heavy vertices' bitmaps.
+    The work itself (what is scanned, sent and claimed) is cp1d.py's.
+
+Timing of one level on node i (docs/background/cp1d.md)
+    Communication overlaps computation (the paper's "almost complete
+    overlap", IV-E), and a send waits while its buffer is still in flight,
+    so a node's level lasts as long as its slowest resource:
+
+        busy_i = max(cpu_i, inject_i, eject_i, busiest link, memory_i) + drain
+
+    cpu_i is its busiest thread (sweep, packing, compression, decoding,
+    claiming, per-packet SPI overheads), inject_i/eject_i its port loads,
+    memory_i its DRAM traffic, drain the last packet's flight (twice in a
+    bottom-up level: a probe and then its answer). The closing allreduce
+    starts when the last node is done.
+
+Bottom-up claim visibility
+    A probe waits in its open packet until the packet fills (half a packet's
+    worth of that stream's edges on average, at the stream's rate, or until
+    the level's end), crosses the network, is answered into an open packet
+    of the reverse stream, and crosses back. The sweep time and stream rates
+    this needs come from the level itself: the level is computed once with
+    no remote claim visible (an upper bound on probes), then again with the
+    sweep times and stream rates of that first pass.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..bfs.direction import BOTTOM_UP, TOP_DOWN
+from ..engine import Simulation
+from ..graph import Graph
+from ..records import LevelRecord, RootRun
+from . import cp1d
+from .cp1d import CP1DOptions, Layout, LevelWork, Traffic
+
+
+def calc_direction(frontier_edges: int, unvisited_vertices: int) -> str:
+    """CalcDirection of Algorithm 2 (III-A): it "counts how many vertices
+    have not been visited yet, and how many edges are reachable from the
+    frontier; if the edges reachable from the frontier outnumber the ones to
+    be visited we switch to a bottom-up visit". We read "the ones to be
+    visited" as those vertices (a bottom-up level costs at least one check
+    per unvisited vertex, a top-down level one message per frontier edge)."""
+    return BOTTOM_UP if frontier_edges > unvisited_vertices else TOP_DOWN
+
+
+class ClaimDelay:
+    """Time from a remote probe to its claim being visible to the prober."""
+
+    def __init__(self, sim: Simulation, sweep_time: np.ndarray, probe_rate=None, answer_rate=None,
+                 per_packet=(85.0, 85.0)):
+        self.sweep_time = sweep_time
+        net = sim.machine.network
+        self._hops = sim.topology.hop_matrix
+        packet_time = (net.packet_payload_bytes + net.packet_header_bytes) / net.link_bandwidth_Bps
+        self._flight = packet_time + sim.machine.messaging.send_overhead_s + sim.machine.messaging.receive_overhead_s
+        self._hop = net.hop_latency_s
+        self._probe_rate = probe_rate  # N x N edges per second, or None (no buffering)
+        self._answer_rate = answer_rate
+        self._per_packet = per_packet
+
+    def _fill(self, rate, src, dst, cap):
+        if rate is None:
+            return 0.0
+        r = rate[src, dst]
+        wait = np.divide(self._per_packet[0] / 2, r, out=np.full(len(src), np.inf), where=r > 0)
+        return np.minimum(wait, cap)
+
+    def __call__(self, prober: np.ndarray, owner: np.ndarray, t: np.ndarray) -> np.ndarray:
+        flight = self._hops[prober, owner] * self._hop + self._flight
+        remaining = np.maximum(self.sweep_time[prober] - t, 0.0)
+        probe_wait = self._fill(self._probe_rate, prober, owner, remaining)
+        answer_wait = self._fill(self._answer_rate, owner, prober, self.sweep_time[owner] / 2)
+        return probe_wait + answer_wait + 2 * flight
+
+
+class NeverVisible:
+    """Claims found by remote probes are not seen within the level: the
+    bulk-synchronous exchange of cp1d-mpi, and the first pass of a
+    cp1d-spi bottom-up level. Only the order of the threads' visits matters
+    then, so every sweep takes one unit of time."""
+
+    def __init__(self, nodes: int):
+        self.sweep_time = np.ones(nodes)
+
+    def __call__(self, prober, owner, t):
+        return np.full(len(prober), np.inf)
+
+
+class CP1DSPI:
+    """Seed 000's asynchronous direction-optimising 1D BFS over SPI."""
+
+    directed_graphs = False
+    projectable = False
+
+    def __init__(self, name: str, options: CP1DOptions = CP1DOptions()):
+        self.name = name
+        self.options = options
+        self._layouts: dict = {}
+
+    @property
+    def summary(self) -> str:
+        o = self.options
+        on = [label for label, flag in (("direction optimisation", o.direction_optimising),
+                                        ("compression", o.compression), ("load balancing", o.load_balancing))
+              if flag]
+        return (f"Checconi & Petrini asynchronous 1D BFS over SPI, {o.representation}"
+                + (f", with {', '.join(on)}" if on else ", no optimisations"))
+
+    def check(self, machine, num_vertices: int, nodes: int) -> None:
+        cp1d.require_cp1d(machine)
+
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
+        return spi_memory_bytes(machine, num_vertices, num_directed_edges, nodes)
+
+    def layout(self, graph: Graph, sim: Simulation) -> Layout:
+        cp = cp1d.require_cp1d(sim.machine)
+        threads = self.options.threads or cp.threads
+        key = (id(graph), sim.nodes, threads)
+        if key not in self._layouts:
+            self._layouts.clear()  # one graph at a time
+            heavy = cp.heavy_vertices if self.options.load_balancing else 0
+            self._layouts[key] = Layout(graph, sim.nodes, threads, heavy, cp.index_stride)
+        return self._layouts[key]
+
+    def run(self, sim: Simulation, graph: Graph, root: int) -> RootRun:
+        return _Run(self, sim, graph, root).execute()
+
+
+def spi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
+    """Peak bytes per node: building the graph holds the generated tuples
+    and the structure at once; the visit adds parents, bitmaps and one open
+    plus ``in_flight`` packets per destination."""
+    cp = machine.cp1d
+    local_v = -(-num_vertices // nodes)
+    local_e = num_directed_edges / nodes
+    structure = local_e * (cp.adjacency_entry_bytes + cp.vertex_header_bytes) + local_v * 8 / cp.index_stride
+    tuples = local_e / 2 * cp.edge_tuple_bytes
+    visit = local_v * 8 + 3 * local_v / 8 + nodes * (1 + cp.in_flight) * machine.network.packet_payload_bytes
+    return structure + max(tuples, visit)
+
+
+class _Run:
+    def __init__(self, algorithm: CP1DSPI, sim: Simulation, graph: Graph, root: int):
+        self.algorithm = algorithm
+        self.options = algorithm.options
+        self.sim = sim
+        self.machine = sim.machine
+        self.cp = sim.machine.cp1d
+        self.layout = algorithm.layout(graph, sim)
+        self.graph = graph
+        self.N = sim.nodes
+        self.n = graph.num_vertices
+        self.ctx = sim.context()
+        self.root = root
+        self.parent = np.full(self.n, -1, dtype=np.int64)
+        self.parent[root] = root
+        self.visited = np.zeros(self.n, dtype=bool)
+        self.visited[root] = True
+        self.frontier = np.array([root], dtype=np.int64)
+        self.direction = TOP_DOWN
+        self.records: list[LevelRecord] = []
+        self._level = 0
+        self._level_start = 0.0
+        self._done = False
+        self._busy = None
+        self._pending = None
+        heavy = self.layout.heavy_count if self.options.load_balancing else 0
+        # Closing allreduce: two counts, plus Vis^H and Out^H as 64-bit
+        # words (Algorithm 4, lines 14-15); P^H once at the end.
+        self._closing_words = 2 + 2 * (-(-heavy // 64))
+        self._final_words = heavy
+
+    # -------------------------------------------------------- one level
+    def _price(self, work: LevelWork):
+        """Per-node busy time of a level's work, and its parts."""
+        machine, layout, opts = self.machine, self.layout, self.options
+        if opts.compression:
+            work.ops["compress"] = work.ops["pack"].copy()
+        traffic = cp1d.encode(layout, work.streams, self.cp, machine.network.packet_payload_bytes, opts.compression)
+        loads = self.ctx.network.traffic_loads(traffic.payload, traffic.packets)
+        clock = machine.node.clock_hz
+        cycles = cp1d.thread_cycles(machine, layout, work.ops, opts.compression)
+        msg = machine.messaging
+        overhead = (loads.packets_out * msg.send_overhead_s + loads.packets_in * msg.receive_overhead_s) / layout.T
+        thread_s = cycles / clock + overhead[:, None]
+        cpu = thread_s.max(axis=1)
+        scan_ops = ("index_word", "vertex_header", "edge_entry", "pack", "compress", "bitmap_test")
+        partial = {k: v for k, v in work.ops.items()}
+        scan = (cp1d.thread_cycles(machine, layout, {k: partial[k] for k in scan_ops}, opts.compression)
+                / clock).max(axis=1)
+        receive = (cp1d.thread_cycles(machine, layout, {k: partial[k] for k in ("unpack", "claim")},
+                                      opts.compression) / clock).max(axis=1)
+        memory = cp1d.memory_seconds(machine, layout, work.ops)
+        net = machine.network
+        packet_flight = (net.packet_payload_bytes + net.packet_header_bytes) / net.link_bandwidth_Bps
+        drain = 0.0
+        if loads.wire_bytes:
+            drain = (loads.latency_s + packet_flight) * (2 if work.direction == BOTTOM_UP else 1)
+        busy = np.maximum.reduce([cpu, loads.inject_s, loads.eject_s, np.full(self.N, loads.link_s), memory]) + drain
+        return busy, cpu, scan, receive, traffic, loads
+
+    def _level_work(self):
+        opts = self.options
+        if self.direction == TOP_DOWN:
+            work = cp1d.top_down(self.layout, self.frontier, self.visited, opts)
+            return work, self._price(work)
+        # Bottom-up: first pass with network latency only, second with the
+        # first pass's sweep times and stream rates.
+        level = cp1d.bottom_up(self.layout, self.frontier, self.visited, opts)
+        work = level(NeverVisible(self.N))
+        priced = self._price(work)
+        busy = priced[0]
+        probe_rate, answer_rate = self._rates(work, busy)
+        delay = ClaimDelay(self.sim, busy, probe_rate, answer_rate, per_packet=self._per_packet(priced[4]))
+        work = level(delay)
+        return work, self._price(work)
+
+    def _rates(self, work: LevelWork, busy: np.ndarray):
+        N = self.N
+        rates = []
+        for s in work.streams:
+            counts = np.bincount(s.sender * N + s.receiver, minlength=N * N).reshape(N, N).astype(np.float64)
+            rates.append(counts / np.maximum(busy, 1e-12)[:, None])
+        return rates[0], rates[1]
+
+    def _per_packet(self, traffic: Traffic) -> tuple[float, float]:
+        packets = traffic.packets.sum()
+        per = float(traffic.edges.sum() / packets) if packets else 85.0
+        return per, per
+
+    def node_program(self, rank: int):
+        coll = self.ctx.collectives
+        while not self._done:
+            if self._busy is None:
+                work, priced = self._level_work()
+                self._pending = (work, priced)
+                self._busy = priced[0].tolist()
+            yield coll.allreduce(rank, np.zeros(self._closing_words, dtype=np.int64), np.add,
+                                 on_complete=self._finish_level, after=self._busy[rank])
+        if self._final_words:
+            yield coll.allreduce(rank, np.zeros(self._final_words, dtype=np.int64), np.minimum,
+                                 on_complete=self._finish_visit)
+
+    def _finish_visit(self, result) -> None:
+        """P^H: one allreduce picks a parent for every heavy vertex."""
+        last = self.records[-1]
+        last.communication_s += result.cost_s
+        last.time_s += result.cost_s
+
+    def _finish_level(self, closing) -> None:
+        env = self.ctx.env
+        work, (busy, cpu, scan, receive, traffic, loads) = self._pending
+        reduce_cost = closing.cost_s
+        time_s = env.now - self._level_start
+        new = work.new_vertices
+        self.parent[new] = work.new_parents
+        self.visited[new] = True
+        compute_mean = float(cpu.mean())
+        comm = float((busy - cpu).mean()) + reduce_cost
+        self.records.append(LevelRecord(
+            root=self.root,
+            level=self._level,
+            direction=work.direction,
+            frontier_vertices=int(len(self.frontier)),
+            edges_examined=int(work.edges_examined),
+            messages=int(traffic.packets.sum()),
+            bytes=float(traffic.payload.sum()),
+            time_s=time_s,
+            compute_s=compute_mean,
+            communication_s=comm,
+            synchronisation_s=_without_rounding_noise(time_s - compute_mean - comm, time_s),
+            compute_max_s=float(cpu.max()),
+            bottleneck=_bottleneck(cpu, loads),
+            collective_bytes=float(8 * self._closing_words * max(self.N - 1, 0)),
+            edges_sent=int(traffic.edges.sum()),
+            backward_messages=int(traffic.backward_packets),
+            scan_s=float(scan.mean()),
+            receive_s=float(receive.mean()),
+            flush_s=float((busy - cpu).mean()),
+        ))
+        frontier_edges = int(self.layout.degree[new].sum())
+        if self.options.direction_optimising:
+            self.direction = calc_direction(frontier_edges, self.n - int(self.visited.sum()))
+        self.frontier = new
+        self._busy = None
+        self._pending = None
+        self._level += 1
+        self._level_start = env.now
+        self._done = len(new) == 0
+
+    def execute(self) -> RootRun:
+        env = self.ctx.env
+        nodes = [env.process(self.node_program(rank)) for rank in range(self.N)]
+        env.run()
+        assert all(node.triggered for node in nodes), "a node process did not finish its BFS"
+        return RootRun(root=self.root, parent=self.parent, time_s=env.now, levels=self.records)
+
+
+def _without_rounding_noise(value: float, scale: float) -> float:
+    return 0.0 if value < 1e-9 * scale else value
+
+
+def _bottleneck(cpu: np.ndarray, loads) -> str:
+    terms = {"compute": float(cpu.max()), "injection": float(loads.inject_s.max()),
+             "ejection": float(loads.eject_s.max()), "link": loads.link_s}
+    return max(terms, key=terms.get)
+
+
+ALGORITHM_VARIANTS = {
+    "cp1d-spi": CP1DSPI("cp1d-spi"),
+}
