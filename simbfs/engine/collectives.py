@@ -114,14 +114,15 @@ class Collectives:
         return self._join("allgather", rank, float(nbytes), finish, after=after)
 
     def alltoallv(self, rank: int, deliver: Callable[[], tuple[np.ndarray, np.ndarray | None, Any]],
-                  after: float = 0.0) -> simpy.Event:
+                  after: float = 0.0, message_overhead_s: float | None = None) -> simpy.Event:
         """Bulk exchange. ``deliver()`` is called once, when the last rank
         arrives; it returns (payload bytes matrix, packets matrix or None,
-        value) where value is handed to every rank (the delivered messages)."""
+        value) where value is handed to every rank (the delivered messages).
+        ``message_overhead_s``: see Network.exchange_cost."""
 
         def finish(_):
             payload, packets, value = deliver()
-            cost = self.network.exchange_cost(payload, packets)
+            cost = self.network.exchange_cost(payload, packets, message_overhead_s)
             return value, cost.time_s, cost
 
         return self._join("alltoallv", rank, None, finish, after=after)

@@ -55,6 +55,8 @@ class TrafficLoads:
     latency_s: float  # hops of the longest route in use x hop latency
     packets_out: np.ndarray
     packets_in: np.ndarray
+    messages_out: np.ndarray  # per node: destinations it sends to (one message each in an all-to-all)
+    messages_in: np.ndarray
     payload_bytes: float
     wire_bytes: float
 
@@ -117,7 +119,7 @@ class Network:
         pairs = pairs[pairs // n != pairs % n]  # a node's messages to itself stay home
         if len(pairs) == 0:
             zero = np.zeros(n)
-            return TrafficLoads(zero, zero, 0.0, 0.0, zero, zero, 0.0, 0.0)
+            return TrafficLoads(zero, zero, 0.0, 0.0, zero, zero, zero, zero, 0.0, 0.0)
         sizes = payload[pairs]
         if packets is None:
             counts = model.packets(sizes)
@@ -137,21 +139,31 @@ class Network:
             latency_s=int(self.topology.hop_matrix.reshape(-1)[pairs].max()) * model.hop_latency_s,
             packets_out=np.bincount(senders, weights=counts, minlength=n),
             packets_in=np.bincount(receivers, weights=counts, minlength=n),
+            messages_out=np.bincount(senders, minlength=n).astype(np.float64),
+            messages_in=np.bincount(receivers, minlength=n).astype(np.float64),
             payload_bytes=float(sizes.sum()),
             wire_bytes=float(wire.sum()),
         )
 
-    def exchange_cost(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None) -> ExchangeCost:
+    def exchange_cost(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None,
+                      message_overhead_s: float | None = None) -> ExchangeCost:
         """Cost of an all-to-all in which node i sends ``payload_bytes[i, j]``
-        to node j in ``packets[i, j]`` packets (default: as few as fit)."""
+        to node j in ``packets[i, j]`` packets (default: as few as fit).
+        Software overhead is per packet (``messaging.send_overhead`` and
+        ``receive_overhead``), or, with ``message_overhead_s``, that much per
+        message sent and per message received (an MPI all-to-all: one
+        message per destination, its packets moved by the hardware)."""
         loads = self.traffic_loads(payload_bytes, packets)
         if loads.wire_bytes == 0:
             return ExchangeCost(0.0, 0.0, 0.0, 0.0, "none", 0, 0.0, 0.0)
         candidates = {"injection": float(loads.inject_s.max()), "ejection": float(loads.eject_s.max()),
                       "link": loads.link_s}
         serialisation = max(candidates.values())
-        per_node = (loads.packets_out * self.messaging.send_overhead_s
-                    + loads.packets_in * self.messaging.receive_overhead_s)
+        if message_overhead_s is not None:
+            per_node = (loads.messages_out + loads.messages_in) * message_overhead_s
+        else:
+            per_node = (loads.packets_out * self.messaging.send_overhead_s
+                        + loads.packets_in * self.messaging.receive_overhead_s)
         overhead = float(per_node.max())
         terms = {**candidates, "overhead": overhead, "latency": loads.latency_s}
         bottleneck = max(terms, key=terms.get)

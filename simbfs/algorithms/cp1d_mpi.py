@@ -1,0 +1,225 @@
+"""Checconi & Petrini's bulk-synchronous MPI version of their 1D BFS.
+
+What it implements
+    Seed 000, IV-B, the comparison code of Fig. 7: the same data layout,
+    direction optimisation, load balancing and compression as cp1d-spi (the
+    work comes from cp1d.py), but communication in two-phase all-to-alls.
+    Per exchange, as the paper lists: (1) each thread scans its input and
+    counts the messages per destination; (2) the nodes exchange the counts
+    with an all-to-all and allocate buffers; (3) each thread scans again,
+    writing the edges into the send buffers; (4) the nodes exchange the
+    edges with an all-to-all; (5) each thread processes the messages of a
+    subset of the sources.
+
+    A top-down level is one such exchange. A bottom-up level is two: the
+    probes, then the answers of the probed owners. Because the answers only
+    arrive after the exchange, a probed vertex cannot be seen claimed by a
+    remote answer within the level: every slice of an unvisited vertex is
+    probed unless a local or heavy neighbour claims it first.
+
+Timing
+    Each phase is a compute step on every node followed by a collective;
+    nothing overlaps. An MPI all-to-all pays ``cp1d.mpi_message_overhead``
+    per message sent and received (one message per destination) instead of
+    the SPI per-packet overheads.
+
+Memory
+    The all-to-all must hold the outgoing and incoming edges of a level at
+    once, sized from the counts before encoding, i.e. at the long compressed
+    format: the reason the paper gives for MPI's largest scale per node being
+    one less than SPI's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..bfs.direction import BOTTOM_UP, TOP_DOWN
+from ..engine import Simulation
+from ..graph import Graph
+from ..records import LevelRecord, RootRun
+from . import cp1d
+from .cp1d import CP1DOptions, Layout, LevelWork, Streams, _add
+from .cp1d_spi import CP1DSPI, NeverVisible, calc_direction
+
+SCAN_OPS = ("index_word", "vertex_header", "edge_entry", "bitmap_test")
+
+
+class CP1DMPI(CP1DSPI):
+    """Seed 000's bulk-synchronous MPI 1D BFS (IV-B)."""
+
+    @property
+    def summary(self) -> str:
+        return "Checconi & Petrini bulk-synchronous 1D BFS over MPI (two-phase all-to-all), " + \
+            self.options.representation
+
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
+        return mpi_memory_bytes(machine, num_vertices, num_directed_edges, nodes)
+
+    def run(self, sim: Simulation, graph: Graph, root: int) -> RootRun:
+        return _Run(self, sim, graph, root).execute()
+
+
+def mpi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
+    """Peak bytes per node: the graph structure plus, while it is built, the
+    generated tuples, or, during a level, parents, bitmaps and the send and
+    receive buffers of a level that sends every local edge (a top-down
+    central level), allocated at the long compressed format."""
+    cp = machine.cp1d
+    local_v = -(-num_vertices // nodes)
+    local_e = num_directed_edges / nodes
+    structure = local_e * (cp.adjacency_entry_bytes + cp.vertex_header_bytes) + local_v * 8 / cp.index_stride
+    tuples = local_e / 2 * cp.edge_tuple_bytes
+    entry = max(cp.compressed_long_bytes, cp.uncompressed_entry_bytes)
+    visit = local_v * 8 + 3 * local_v / 8 + 2 * local_e * entry
+    return structure + max(tuples, visit)
+
+
+def _subset(ops: dict, names) -> dict:
+    return {name: ops[name] for name in names}
+
+
+class _Run:
+    def __init__(self, algorithm: CP1DMPI, sim: Simulation, graph: Graph, root: int):
+        self.algorithm = algorithm
+        self.options = algorithm.options
+        self.sim = sim
+        self.machine = sim.machine
+        self.cp = sim.machine.cp1d
+        self.layout: Layout = algorithm.layout(graph, sim)
+        self.N = sim.nodes
+        self.n = graph.num_vertices
+        self.ctx = sim.context()
+        self.root = root
+        self.parent = np.full(self.n, -1, dtype=np.int64)
+        self.parent[root] = root
+        self.visited = np.zeros(self.n, dtype=bool)
+        self.visited[root] = True
+        self.frontier = np.array([root], dtype=np.int64)
+        self.direction = TOP_DOWN
+        self.records: list[LevelRecord] = []
+        self._level = 0
+        self._level_start = 0.0
+        self._done = False
+        self._plan = None
+        heavy = self.layout.heavy_count if self.options.load_balancing else 0
+        self._closing_words = 2 + 2 * (-(-heavy // 64))
+        self._final_words = heavy
+        self._comm = 0.0
+
+    def _seconds(self, ops: dict) -> np.ndarray:
+        cycles = cp1d.thread_cycles(self.machine, self.layout, ops, self.options.compression)
+        return (cycles / self.machine.node.clock_hz).max(axis=1)
+
+    def _plan_level(self):
+        """The level's work and its phases: [(compute per node, exchange)]."""
+        layout, opts = self.layout, self.options
+        if self.direction == TOP_DOWN:
+            work = cp1d.top_down(layout, self.frontier, self.visited, opts)
+            rounds = [({}, work.ops, work.streams)]
+            final_ops = _subset(work.ops, ("unpack", "claim"))
+        else:
+            work = cp1d.bottom_up(layout, self.frontier, self.visited, opts)(NeverVisible(self.N))
+            probes, answers = work.streams
+            answer_pack = np.zeros((self.N, layout.T))
+            answer_unpack = np.zeros((self.N, layout.T))
+            _add(answer_pack, answers.sender, answers.thread)
+            _add(answer_unpack, answers.receiver, answers.sender % layout.T)
+            probe_ops = dict(work.ops)
+            probe_ops["pack"] = work.ops["pack"] - answer_pack
+            probe_ops["unpack"] = work.ops["unpack"] - answer_unpack
+            answer_ops = {name: np.zeros_like(answer_pack) for name in work.ops}
+            answer_ops["pack"] = answer_pack
+            # owners decode the probes before they count and write answers
+            rounds = [({}, probe_ops, [probes]), ({"unpack": probe_ops["unpack"]}, answer_ops, [answers])]
+            final_ops = {"unpack": answer_unpack, "claim": work.ops["claim"]}
+        phases = []
+        traffic_total = []
+        for before, ops, streams in rounds:
+            scan = _subset(ops, SCAN_OPS)
+            packing = {"pack": ops["pack"], "compress": ops["pack"] if opts.compression else ops["pack"] * 0}
+            count_pass = (self._seconds(before) if before else 0.0) + self._seconds({**scan, "pack": ops["pack"]})
+            write_pass = self._seconds({**scan, **packing})
+            traffic = cp1d.encode(layout, streams, self.cp, self.machine.network.packet_payload_bytes,
+                                  opts.compression)
+            counts = np.full((self.N, self.N), 8.0)
+            np.fill_diagonal(counts, 0.0)
+            phases.append((count_pass, counts, None))
+            phases.append((write_pass, traffic.payload, traffic.packets))
+            traffic_total.append(traffic)
+        final = self._seconds(final_ops)
+        return work, phases, final, traffic_total
+
+    def node_program(self, rank: int):
+        coll = self.ctx.collectives
+        overhead = self.cp.mpi_message_overhead_s
+        while not self._done:
+            if self._plan is None:
+                self._plan = self._plan_level()
+                self._comm = 0.0
+            work, phases, final, _ = self._plan
+            for k, (compute, payload, packets) in enumerate(phases):
+                result = yield coll.alltoallv(rank, lambda p=payload, q=packets: (p, q, None),
+                                              after=float(compute[rank]), message_overhead_s=overhead)
+                if rank == 0:
+                    self._comm += result.cost_s
+            yield coll.allreduce(rank, np.zeros(self._closing_words, dtype=np.int64), np.add,
+                                 on_complete=self._finish_level, after=float(final[rank]))
+        if self._final_words:
+            yield coll.allreduce(rank, np.zeros(self._final_words, dtype=np.int64), np.minimum,
+                                 on_complete=self._finish_visit)
+
+    def _finish_visit(self, result) -> None:
+        last = self.records[-1]
+        last.communication_s += result.cost_s
+        last.time_s += result.cost_s
+
+    def _finish_level(self, closing) -> None:
+        env = self.ctx.env
+        work, phases, final, traffic = self._plan
+        new = work.new_vertices
+        self.parent[new] = work.new_parents
+        self.visited[new] = True
+        time_s = env.now - self._level_start
+        per_node = sum(compute for compute, _, _ in phases) + final
+        compute_mean = float(per_node.mean())
+        comm = self._comm + closing.cost_s
+        sync = time_s - compute_mean - comm
+        self.records.append(LevelRecord(
+            root=self.root,
+            level=self._level,
+            direction=work.direction,
+            frontier_vertices=int(len(self.frontier)),
+            edges_examined=int(work.edges_examined),
+            messages=int(sum(t.packets.sum() for t in traffic)),
+            bytes=float(sum(t.payload.sum() for t in traffic)),
+            time_s=time_s,
+            compute_s=compute_mean,
+            communication_s=comm,
+            synchronisation_s=0.0 if sync < 1e-9 * time_s else sync,
+            compute_max_s=float(per_node.max()),
+            bottleneck="none",
+            collective_bytes=float(8 * self._closing_words * max(self.N - 1, 0)),
+            edges_sent=int(sum(t.edges.sum() for t in traffic)),
+            backward_messages=int(sum(t.backward_packets for t in traffic)),
+        ))
+        frontier_edges = int(self.layout.degree[new].sum())
+        if self.options.direction_optimising:
+            self.direction = calc_direction(frontier_edges, self.n - int(self.visited.sum()))
+        self.frontier = new
+        self._plan = None
+        self._level += 1
+        self._level_start = env.now
+        self._done = len(new) == 0
+
+    def execute(self) -> RootRun:
+        env = self.ctx.env
+        nodes = [env.process(self.node_program(rank)) for rank in range(self.N)]
+        env.run()
+        assert all(node.triggered for node in nodes), "a node process did not finish its BFS"
+        return RootRun(root=self.root, parent=self.parent, time_s=env.now, levels=self.records)
+
+
+ALGORITHM_VARIANTS = {
+    "cp1d-mpi": CP1DMPI("cp1d-mpi"),
+}
