@@ -9,9 +9,10 @@ from __future__ import annotations
 from ..errors import UserError
 from .bsp1d import ALGORITHM_VARIANTS as _BSP1D
 from .cell_spe import ALGORITHM_VARIANTS as _CELL
+from .cp1d_mpi import ALGORITHM_VARIANTS as _CP1D_MPI
 from .cp1d_spi import ALGORITHM_VARIANTS as _CP1D_SPI
 
-ALGORITHMS = {**_BSP1D, **_CELL, **_CP1D_SPI}
+ALGORITHMS = {**_BSP1D, **_CELL, **_CP1D_SPI, **_CP1D_MPI}
 
 
 def get_algorithm(name: str):
