@@ -107,8 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="search keys to run (default 8; Graph500 uses 64)")
     run.add_argument("--seed", type=_non_negative_int, default=1, metavar="X",
                      help="seed of the graph and of the search keys (default 1)")
-    run.add_argument("--algorithm", choices=sorted(ALGORITHMS), metavar="NAME",
-                     help="BFS variant: " + ", ".join(sorted(ALGORITHMS)) + " (default: the machine's)")
+    run.add_argument("--algorithm", metavar="NAME",
+                     help="BFS variant: " + ", ".join(sorted(ALGORITHMS)) + " (default: the machine's). "
+                          "cp1d-* take options after a colon, e.g. cp1d-spi:compression=off,threads=16 "
+                          "(direction-optimising, compression, load-balancing: on/off; representation: "
+                          "coarse-index, skip-list or edge-list; threads)")
     run.add_argument("--mode", choices=("execute", "project"), default="execute",
                      help="execute the BFS on the generated graph (default), or project a run too large "
                           "for this computer from a BFS profile at a smaller scale (bsp1d-* on Kronecker "

@@ -11,15 +11,31 @@ from .bsp1d import ALGORITHM_VARIANTS as _BSP1D
 from .cell_spe import ALGORITHM_VARIANTS as _CELL
 from .cp1d_mpi import ALGORITHM_VARIANTS as _CP1D_MPI
 from .cp1d_spi import ALGORITHM_VARIANTS as _CP1D_SPI
+from .cp2d import ALGORITHM_VARIANTS as _CP2D
 
-ALGORITHMS = {**_BSP1D, **_CELL, **_CP1D_SPI, **_CP1D_MPI}
+ALGORITHMS = {**_BSP1D, **_CELL, **_CP1D_SPI, **_CP1D_MPI, **_CP2D}
 
 
 def get_algorithm(name: str):
+    """The algorithm called ``name``, or ``name:key=value,...`` for a variant
+    with options (``cp1d-spi:compression=off,representation=skip-list``)
+    when the algorithm takes options."""
+    base, _, options = name.partition(":")
     try:
-        return ALGORITHMS[name]
+        algorithm = ALGORITHMS[base]
     except KeyError:
-        raise UserError(f"unknown algorithm {name!r}; choose one of {', '.join(sorted(ALGORITHMS))}") from None
+        raise UserError(f"unknown algorithm {base!r}; choose one of {', '.join(sorted(ALGORITHMS))}") from None
+    if not options:
+        return algorithm
+    if not hasattr(algorithm, "with_options"):
+        raise UserError(f"{base} takes no options; use --algorithm {base}")
+    settings = {}
+    for item in options.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise UserError(f"algorithm option {item!r} must be written key=value, e.g. {base}:compression=off")
+        settings[key.strip()] = value.strip()
+    return algorithm.with_options(name, settings)
 
 
 __all__ = ["ALGORITHMS", "get_algorithm"]

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..bfs.direction import BOTTOM_UP, TOP_DOWN
 from ..engine import Simulation
+from ..errors import UserError
 from ..graph import Graph
 from ..records import LevelRecord, RootRun
 from . import cp1d
@@ -119,8 +120,18 @@ class CP1DSPI:
         return (f"Checconi & Petrini asynchronous 1D BFS over SPI, {o.representation}"
                 + (f", with {', '.join(on)}" if on else ", no optimisations"))
 
+    def with_options(self, name: str, settings: dict) -> "CP1DSPI":
+        """A variant: ``settings`` maps option names (direction-optimising,
+        compression, load-balancing: on/off; representation; threads) to text."""
+        return type(self)(name, cp1d.parse_options(self.options, settings))
+
     def check(self, machine, num_vertices: int, nodes: int) -> None:
-        cp1d.require_cp1d(machine)
+        cp = cp1d.require_cp1d(machine)
+        threads = self.options.threads or cp.threads
+        limit = int(machine.node.cores * machine.node.threads_per_core)
+        if threads > limit:
+            raise UserError(f"{threads} threads per node, but a {machine.name} node runs at most {limit} "
+                            f"(node.cores x node.threads_per_core); use threads={limit} or fewer")
 
     def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
         return spi_memory_bytes(machine, num_vertices, num_directed_edges, nodes)
