@@ -1,0 +1,428 @@
+"""Checconi & Petrini's 1D BFS (cp1d.py, cp1d_spi.py; seed 000, II-C to III-C).
+
+Every expected value comes from outside the code under test: networkx
+(BFS levels, neighbourhoods, degrees), the paper's formats worked by hand
+(III-B: 6 B plain edges; 8 B header, 4 or 8 B compressed edges; 512 B
+packets), its CalcDirection rule (III-A), or a closed form.
+"""
+
+import math
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from simbfs.algorithms import ALGORITHMS
+from simbfs.algorithms import cp1d
+from simbfs.algorithms.cp1d import CP1DOptions, Layout, Streams
+from simbfs.algorithms.cp1d_spi import CP1DSPI, calc_direction
+from simbfs.bfs import BOTTOM_UP, TOP_DOWN, validate_bfs_tree
+from simbfs.engine import Simulation
+from simbfs.graph import EdgeList, GraphSpec, build_csr, generate_graph, search_keys
+from simbfs.machine import load_machine
+
+# bluegene_q's torus only lists partitions from 32 nodes up: small runs give
+# an explicit shape.
+SHAPES = {1: "[1]", 4: "[2,2]", 16: "[2,2,2,2]"}
+# The file's LB = 4096 heavy vertices covers every non-isolated vertex of a
+# scale <= 12 graph (see the xfail below); 64 keeps a light majority, as
+# 4096 does at the paper's scales.
+HEAVY = "cp1d.heavy_vertices=64"
+
+
+def bgq(nodes, *overrides):
+    return load_machine("bluegene_q", [f"network.shape={SHAPES[nodes]}", *overrides])
+
+
+def to_networkx(graph):
+    g = nx.Graph()
+    g.add_nodes_from(range(graph.num_vertices))
+    g.add_edges_from(zip(graph.edges.src.tolist(), graph.edges.dst.tolist()))
+    g.remove_edges_from(list(nx.selfloop_edges(g)))
+    return g
+
+
+def levels_from_parent(parent, root):
+    """Depth of every vertex in the parent tree (-1: unreached)."""
+    level = np.full(len(parent), -1)
+    level[root] = 0
+    children = {}
+    for v, p in enumerate(parent.tolist()):
+        if p >= 0 and v != root:
+            children.setdefault(p, []).append(v)
+    frontier, depth = [root], 0
+    while frontier:
+        depth += 1
+        frontier = [c for v in frontier for c in children.get(v, [])]
+        level[frontier] = depth
+    return level
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    out = {}
+    for scale, seed in ((10, 5), (11, 7), (12, 5)):
+        graph = generate_graph(GraphSpec("kronecker", scale, seed=seed))
+        out[scale] = (graph, to_networkx(graph))
+    return out
+
+
+def check_run(graph, nxg, run, root, options):
+    """The run is a valid BFS tree with networkx's levels, and its level
+    records agree with networkx's level sizes, degrees and CalcDirection."""
+    assert validate_bfs_tree(graph, root, run.parent).ok
+    distance = nx.single_source_shortest_path_length(nxg, root)
+    expected = np.full(graph.num_vertices, -1)
+    expected[list(distance)] = list(distance.values())
+    assert np.array_equal(levels_from_parent(run.parent, root), expected)
+    sizes = np.bincount(expected[expected >= 0])
+    assert [lv.frontier_vertices for lv in run.levels] == sizes.tolist()
+    n = graph.num_vertices
+    reached = np.cumsum(sizes)
+    for lv in run.levels:
+        frontier = [v for v, d in distance.items() if d == lv.level]
+        frontier_edges = sum(nxg.degree(v) for v in frontier)
+        if lv.level == 0 or not options.direction_optimising:
+            assert lv.direction == TOP_DOWN
+        else:  # III-A: bottom-up iff the frontier's edges outnumber the unvisited vertices
+            want = BOTTOM_UP if frontier_edges > n - reached[lv.level] else TOP_DOWN
+            assert lv.direction == want
+        if lv.direction == TOP_DOWN:  # a top-down level reads every entry of the frontier
+            assert lv.edges_examined == frontier_edges
+    assert run.time_s > 0
+
+
+# ------------------------------------------------------------ 1. correctness
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+@pytest.mark.parametrize("scale", [10, 12])
+def test_cp1d_spi_tree_is_valid_and_levels_are_shortest_paths(graphs, scale, nodes):
+    graph, nxg = graphs[scale]
+    sim = Simulation(bgq(nodes, HEAVY), nodes)
+    algorithm = ALGORITHMS["cp1d-spi"]
+    for root in search_keys(graph, 2, seed=11):
+        run = algorithm.run(sim, graph, int(root))
+        check_run(graph, nxg, run, int(root), algorithm.options)
+        if nodes == 1:  # one node owns every vertex: nothing goes on the network
+            assert sum(lv.edges_sent for lv in run.levels) == 0
+            assert sum(lv.messages for lv in run.levels) == 0
+    assert algorithm.layout(graph, sim).heavy_count == 64
+
+
+VARIANTS = {
+    "no-direction-optimisation": CP1DOptions(direction_optimising=False),
+    "no-compression": CP1DOptions(compression=False),
+    "no-load-balancing": CP1DOptions(load_balancing=False),
+    **{f"representation-{r}": CP1DOptions(representation=r) for r in cp1d.REPRESENTATIONS},
+}
+
+
+@pytest.mark.parametrize("nodes", [1, 4, 16])
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_option_variants_give_valid_shortest_path_trees(graphs, variant, nodes):
+    graph, nxg = graphs[11]
+    options = VARIANTS[variant]
+    algorithm = CP1DSPI("x", options)
+    root = int(search_keys(graph, 1, seed=3)[0])
+    run = algorithm.run(Simulation(bgq(nodes, HEAVY), nodes), graph, root)
+    check_run(graph, nxg, run, root, options)
+    directions = {lv.direction for lv in run.levels}
+    if options.direction_optimising:
+        assert BOTTOM_UP in directions  # a Kronecker graph's central levels go bottom-up
+    else:
+        assert directions == {TOP_DOWN}
+
+
+def test_plain_edges_take_six_bytes_each_without_compression(graphs):
+    """III-B: uncompressed, every edge on the wire is 6 B."""
+    graph, _ = graphs[11]
+    root = int(search_keys(graph, 1, seed=3)[0])
+    run = CP1DSPI("x", CP1DOptions(compression=False)).run(Simulation(bgq(16, HEAVY), 16), graph, root)
+    assert sum(lv.edges_sent for lv in run.levels) > 0
+    for lv in run.levels:
+        assert lv.bytes == 6 * lv.edges_sent
+        assert lv.messages >= math.ceil(lv.edges_sent / 85)
+
+
+def test_compressed_edges_take_four_to_eight_bytes_plus_headers(graphs):
+    """III-B, IV-B: compressed edges take 4 or 8 B, each packet an 8 B header."""
+    graph, _ = graphs[11]
+    root = int(search_keys(graph, 1, seed=3)[0])
+    run = CP1DSPI("x").run(Simulation(bgq(16, HEAVY), 16), graph, root)
+    assert sum(lv.edges_sent for lv in run.levels) > 0
+    for lv in run.levels:
+        body = lv.bytes - 8 * lv.messages
+        assert 4 * lv.edges_sent <= body <= 8 * lv.edges_sent
+
+
+# ------------------------------------- bottom-up levels with no light vertex
+def star(leaves):
+    """Vertex 0 joined to 1..leaves: no isolated vertex."""
+    n = leaves + 1
+    return build_csr(GraphSpec("kronecker", max(1, math.ceil(math.log2(n)))),
+                     EdgeList(src=np.zeros(leaves, dtype=np.int64), dst=np.arange(1, n, dtype=np.int64),
+                              num_vertices=n))
+
+
+@pytest.mark.parametrize("load_balancing", [False, True])
+def test_bottom_up_level_with_nothing_left_to_visit_ends_the_search(load_balancing):
+    """Star 0-{1..7}: after level 1, frontier edges 7 > 0 unvisited vertices,
+    so CalcDirection picks bottom-up with no light unvisited vertex left
+    (cp1d.bottom_up raised IndexError there until _segments handled an
+    empty key array)."""
+    graph = star(7)
+    run = CP1DSPI("x", CP1DOptions(load_balancing=load_balancing)).run(Simulation(bgq(4), 4), graph, 0)
+    assert run.parent.tolist() == [0] * 8
+    assert [(lv.frontier_vertices, lv.direction) for lv in run.levels] == [(1, TOP_DOWN), (7, BOTTOM_UP)]
+
+
+def test_cp1d_spi_on_the_bundled_bluegene_q_parameters(graphs):
+    """LB = 4096 covers every non-isolated vertex of a scale-12 graph: every
+    bottom-up level has only heavy unvisited vertices (same crash as above)."""
+    graph, nxg = graphs[12]
+    root = int(search_keys(graph, 1, seed=11)[0])
+    algorithm = CP1DSPI("x")
+    run = algorithm.run(Simulation(bgq(4), 4), graph, root)
+    check_run(graph, nxg, run, root, algorithm.options)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "CP1DSPI.layout caches the Layout by (id(graph), nodes, threads) only: a second machine with a different "
+    "cp1d.heavy_vertices (or index_stride) reuses the first machine's heavy set, so a shared instance such as "
+    "ALGORITHMS['cp1d-spi'] gives results that depend on which machine it ran on before"))
+def test_layout_follows_the_machine_it_runs_on(graphs):
+    graph, _ = graphs[12]
+    root = int(search_keys(graph, 1, seed=11)[0])
+    first, second = bgq(4, "cp1d.heavy_vertices=64"), bgq(4, "cp1d.heavy_vertices=16")
+    shared = CP1DSPI("x")
+    shared.run(Simulation(first, 4), graph, root)
+    reused = shared.run(Simulation(second, 4), graph, root)
+    fresh = CP1DSPI("y").run(Simulation(second, 4), graph, root)
+    assert shared.layout(graph, Simulation(second, 4)).heavy_count == 16
+    assert reused.levels == fresh.levels
+
+
+# ------------------------------------------------------------- 2. encoding
+@pytest.fixture(scope="module")
+def tiny_layout():
+    graph = build_csr(GraphSpec("kronecker", 8), EdgeList(src=np.array([0]), dst=np.array([1]), num_vertices=256))
+    return Layout(graph, nodes=2, threads=2, heavy_count=0, index_stride=64)
+
+
+def encode(layout, streams, compression):
+    machine = load_machine("bluegene_q")
+    assert machine.network.packet_payload_bytes == 512
+    return cp1d.encode(layout, streams, machine.cp1d, machine.network.packet_payload_bytes, compression)
+
+
+def one_stream(vertices, thread=0, channel="forward"):
+    k = len(vertices)
+    return Streams(np.zeros(k, dtype=np.int64), np.full(k, thread, dtype=np.int64), np.ones(k, dtype=np.int64),
+                   np.asarray(vertices, dtype=np.int64), channel)
+
+
+def test_compressed_stream_worked_by_hand(tiny_layout):
+    # 4 (base) + 4 (delta 5) + 8 (delta 195 > 127) + 4 (delta 1) = 20 B + 8 B header
+    t = encode(tiny_layout, [one_stream([0, 5, 200, 201])], compression=True)
+    assert t.payload.tolist() == [[0, 28], [0, 0]]
+    assert t.packets.tolist() == [[0, 1], [0, 0]]
+    assert t.edges.tolist() == [[0, 4], [0, 0]]
+    assert t.backward_packets == 0
+
+
+def test_uncompressed_stream_worked_by_hand(tiny_layout):
+    t = encode(tiny_layout, [one_stream([0, 5, 200, 201])], compression=False)
+    assert t.payload.tolist() == [[0, 24], [0, 0]]
+    assert t.packets.tolist() == [[0, 1], [0, 0]]
+
+
+@pytest.mark.parametrize("edges, packets", [(85, 1), (86, 2), (170, 2), (171, 3)])
+def test_uncompressed_packets_hold_floor_512_over_6_edges(tiny_layout, edges, packets):
+    t = encode(tiny_layout, [one_stream(np.arange(edges))], compression=False)
+    assert t.packets[0, 1] == packets
+    assert t.payload[0, 1] == 6 * edges
+
+
+@pytest.mark.parametrize("edges, packets", [(126, 1), (127, 2)])
+def test_compressed_packets_hold_504_bytes_after_the_header(tiny_layout, edges, packets):
+    # consecutive vertices: every edge 4 B; 126 x 4 = 504 fits, 127 x 4 = 508 does not
+    t = encode(tiny_layout, [one_stream(np.arange(edges))], compression=True)
+    assert t.packets[0, 1] == packets
+    assert t.payload[0, 1] == 4 * edges + 8 * packets
+
+
+@pytest.mark.parametrize("second, size", [(127, 4), (128, 8)])
+def test_delta_of_127_fits_seven_bits_and_128_does_not(tiny_layout, second, size):
+    t = encode(tiny_layout, [one_stream([0, second])], compression=True)
+    assert t.payload[0, 1] == 8 + 4 + size
+
+
+def test_each_thread_fills_its_own_packets_and_probes_count_as_backward(tiny_layout):
+    # thread 0: [0, 5] -> 4 + 4; thread 1: [3, 200] -> 4 + 8; two packets, two headers
+    s = Streams(np.zeros(4, dtype=np.int64), np.array([0, 0, 1, 1]), np.ones(4, dtype=np.int64),
+                np.array([0, 5, 3, 200]), "backward")
+    t = encode(tiny_layout, [s], compression=True)
+    assert t.payload[0, 1] == 8 + 20 + 8
+    assert t.packets[0, 1] == 2
+    assert t.backward_packets == 2
+    back = Streams(np.ones(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                   np.array([7]), "forward")
+    t = encode(tiny_layout, [s, back], compression=False)
+    assert t.payload.tolist() == [[0, 24], [6, 0]]
+    assert t.packets.tolist() == [[0, 2], [1, 0]]
+    assert t.backward_packets == 2
+
+
+# ------------------------------------------------ 3. which slices are read
+def test_remote_claim_stops_the_slices_after_it_is_visible():
+    read = cp1d._probed_segments(np.array([0, 0, 0]), np.array([0.1, 0.5, 0.9]), np.array([np.inf, 0.6, np.inf]))
+    assert read.tolist() == [True, True, False]
+
+
+def test_local_hit_at_the_first_slice_stops_the_later_ones():
+    read = cp1d._probed_segments(np.array([4, 4, 4]), np.array([0.1, 0.1, 0.5]), np.array([0.1, np.inf, np.inf]))
+    assert read.tolist() == [True, True, False]
+
+
+def test_vertices_are_independent():
+    read = cp1d._probed_segments(np.array([0, 0, 1, 1]), np.array([0.1, 0.5, 0.1, 0.5]),
+                                 np.array([0.1, np.inf, np.inf, np.inf]))
+    assert read.tolist() == [True, False, True, True]
+    assert cp1d._probed_segments(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)).tolist() == []
+
+
+def sequential_reads(seg_vertex, seg_t, cand):
+    """The definition: in time order, a slice is read iff no claim found by
+    an earlier read slice of the same vertex is visible before it."""
+    read = np.zeros(len(seg_t), dtype=bool)
+    for v in np.unique(seg_vertex):
+        idx = np.flatnonzero(seg_vertex == v)
+        visible = np.inf
+        for i in idx[np.argsort(seg_t[idx])]:
+            if seg_t[i] <= visible:
+                read[i] = True
+                visible = min(visible, cand[i])
+    return read
+
+
+def test_probed_segments_match_the_sequential_definition():
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        vertices = np.sort(rng.integers(0, 4, size=rng.integers(1, 12)))
+        t = rng.random(len(vertices))
+        delay = np.where(rng.random(len(t)) < 0.5, np.inf, rng.random(len(t)) * rng.choice([0.0, 0.3, 2.0]))
+        cand = t + delay  # a claim is never visible before its slice is read
+        assert np.array_equal(cp1d._probed_segments(vertices, t, cand), sequential_reads(vertices, t, cand))
+
+
+# -------------------------------------------------------- 4. CalcDirection
+@pytest.mark.parametrize("edges, unvisited, direction", [
+    (11, 10, BOTTOM_UP), (10, 10, TOP_DOWN), (9, 10, TOP_DOWN), (1, 0, BOTTOM_UP), (0, 0, TOP_DOWN),
+    (10**9 + 1, 10**9, BOTTOM_UP),
+])
+def test_calc_direction_goes_bottom_up_iff_frontier_edges_outnumber_unvisited_vertices(edges, unvisited, direction):
+    assert calc_direction(edges, unvisited) == direction
+
+
+# ------------------------------------------------------ 5. latency hiding
+@pytest.fixture(scope="module")
+def small_graph():
+    return build_csr(GraphSpec("kronecker", 6), EdgeList(src=np.array([0, 1]), dst=np.array([1, 2]), num_vertices=64))
+
+
+# bitmap_test: issue e = 10, one random access into bitmaps that fit the
+# 32 MiB cache: L = 20 cycles. A core shared by k threads: max(e + L, k e).
+@pytest.mark.parametrize("threads, cores, per_op", [
+    (16, 16, 30),  # k = 1: latency exposed, 10 + 20
+    (32, 16, 30),  # k = 2: max(30, 20)
+    (48, 16, 30),  # k = 3: max(30, 30)
+    (64, 16, 40),  # k = 4: issue-bound, 4 x 10
+    (16, 4, 40),  # k = 4 by fewer cores
+])
+def test_threads_on_a_core_hide_latency_until_issue_slots_are_full(small_graph, threads, cores, per_op):
+    machine = load_machine("bluegene_q", [f"cp1d.threads={threads}", f"node.cores={cores}",
+                                          "cp1d.cycles.bitmap_test=10", "node.memory_hierarchy.cache_latency=20 cycles"])
+    layout = Layout(small_graph, 1, machine.cp1d.threads, 0, machine.cp1d.index_stride)
+    counts = np.arange(layout.T, dtype=float)[None, :]
+    cycles = cp1d.thread_cycles(machine, layout, {"bitmap_test": counts}, compression=True)
+    assert np.allclose(cycles, counts * per_op)
+
+
+@pytest.mark.parametrize("threads, per_op", [(16, 3), (64, 12)])
+def test_an_op_without_random_access_costs_k_issue_slots(small_graph, threads, per_op):
+    # edge_entry: 3 cycles, no random access: max(3, k x 3)
+    machine = load_machine("bluegene_q", [f"cp1d.threads={threads}"])
+    layout = Layout(small_graph, 1, machine.cp1d.threads, 0, machine.cp1d.index_stride)
+    counts = np.ones((1, layout.T))
+    assert np.allclose(cp1d.thread_cycles(machine, layout, {"edge_entry": counts}, True), per_op)
+
+
+def test_compress_costs_nothing_without_compression(small_graph):
+    machine = load_machine("bluegene_q", ["cp1d.threads=16"])
+    layout = Layout(small_graph, 1, 16, 0, 64)
+    ops = {"compress": np.ones((1, 16))}
+    assert np.allclose(cp1d.thread_cycles(machine, layout, ops, False), 0)
+    assert np.allclose(cp1d.thread_cycles(machine, layout, ops, True), 6)  # issue 6, k = 1, no access
+
+
+# --------------------------------------------- 6. load balancing, top-down
+def test_load_balancing_sends_no_edge_of_a_heavy_frontier_vertex(graphs):
+    graph, nxg = graphs[12]
+    n, N = graph.num_vertices, 16
+    machine = bgq(N, HEAVY)
+    layout = CP1DSPI("x").layout(graph, Simulation(machine, N))
+    # heavy set, independently: the 64 highest networkx degrees, ties to the smaller id
+    heavy = set(sorted(nxg.nodes, key=lambda v: (-nxg.degree(v), v))[:64])
+    hub = max(nxg.nodes, key=lambda v: (nxg.degree(v), -v))
+    assert hub in heavy and np.flatnonzero(layout.heavy).tolist() == sorted(heavy)
+    # the BFS level of some root that contains the hub
+    root = next(int(r) for r in search_keys(graph, 20, seed=2) if int(r) != hub)
+    distance = nx.single_source_shortest_path_length(nxg, root)
+    depth = distance[hub]
+    frontier = np.array(sorted(v for v, d in distance.items() if d == depth))
+    visited = np.zeros(n, dtype=bool)
+    visited[[v for v, d in distance.items() if d <= depth]] = True
+    expected_new = sorted({w for u in frontier for w in nxg[u]} - {v for v, d in distance.items() if d <= depth})
+    owner = lambda v: v // (n // N)  # 4096 vertices on 16 nodes: blocks of 256
+
+    def remote_edges(u, skip_heavy):
+        return sum(1 for w in nxg[u] if owner(w) != owner(u) and not (skip_heavy and w in heavy))
+
+    sent = {}
+    for lb in (True, False):
+        work = cp1d.top_down(layout, frontier, visited, CP1DOptions(load_balancing=lb))
+        assert work.new_vertices.tolist() == expected_new
+        assert all(p in nxg[v] and distance[p] == depth for v, p in zip(work.new_vertices.tolist(),
+                                                                          work.new_parents.tolist()))
+        assert work.edges_examined == sum(nxg.degree(u) for u in frontier)
+        (fwd,) = work.streams
+        assert fwd.channel == "forward"
+        assert np.array_equal(fwd.sender, [owner(u) for u in fwd.sweep_vertex.tolist()])
+        light = [u for u in frontier.tolist() if not (lb and u in heavy)]
+        pairs = Counter((owner(u), owner(w)) for u in light for w in nxg[u]
+                        if owner(w) != owner(u) and not (lb and w in heavy))
+        assert Counter(zip(fwd.sender.tolist(), fwd.receiver.tolist())) == pairs
+        per_source = Counter(fwd.sweep_vertex.tolist())
+        assert per_source == Counter({u: remote_edges(u, lb) for u in light if remote_edges(u, lb)})
+        from_hub = per_source[hub]
+        assert len(fwd.sender) == sum(remote_edges(u, lb) for u in light)
+        sent[lb] = (len(fwd.sender), from_hub)
+    assert sent[True][1] == 0
+    assert sent[False][1] == remote_edges(hub, False) > 0
+    assert sent[True][0] < sent[False][0]
+
+
+# ----------------------------------------------------------- 7. determinism
+def test_same_run_twice_gives_identical_parents_and_records(graphs):
+    graph, _ = graphs[12]
+    root = int(search_keys(graph, 1, seed=11)[0])
+    machine = bgq(16, HEAVY)
+    algorithm = CP1DSPI("x")
+    a = algorithm.run(Simulation(machine, 16), graph, root)
+    b = algorithm.run(Simulation(machine, 16), graph, root)
+    c = CP1DSPI("y").run(Simulation(bgq(16, HEAVY), 16), graph, root)
+    assert BOTTOM_UP in {lv.direction for lv in a.levels}
+    for other in (b, c):
+        assert np.array_equal(a.parent, other.parent)
+        assert a.levels == other.levels
+        assert a.time_s == other.time_s
