@@ -1,0 +1,45 @@
+"""BlueGene/Q Fig. 11 (seed 000, IV-C): performance against threads per node.
+
+Executed: cp1d-spi with 1 to 64 threads per node (threads are spread over
+the 16 A2 cores first, so hardware multithreading starts beyond 16).
+Random accesses wait on the node memory hierarchy; a core's threads hide
+each other's latency until its issue slots are full. Claim compared:
+`bgq.thread_scaling` (trend: performance grows with threads, and beyond 16
+threads hardware multithreading still helps). The paper's run is scale 34
+on 1,024 nodes; this one is far smaller.
+
+    python experiments/bgq_fig11.py [--quick] [--out DIR]
+"""
+
+from __future__ import annotations
+
+try:
+    from experiments import bgq_common as B
+    from experiments.bgq_sweep import sweep
+except ImportError:
+    import bgq_common as B
+    from bgq_sweep import sweep
+
+THREADS = (1, 2, 4, 8, 16, 32, 64)
+NODES, SCALE, ROOTS = 64, 18, 4
+QUICK = (32, 12, 1)
+
+
+def main(argv=None):
+    args = B.parser(__doc__, B.RESULTS).parse_args(argv)
+    out = B.out_dir(args)
+    nodes, scale, roots = QUICK if args.quick else (NODES, SCALE, ROOTS)
+    threads = (1, 16, 64) if args.quick else THREADS
+    print(f"Fig. 11, {B.reduced_size_note(nodes, scale)}")
+    rows = sweep("fig11_threads", f"Threads per node, cp1d-spi, {nodes} nodes, scale {scale} (simulated)",
+                 [(f"{t} threads", f"cp1d-spi:threads={t}", nodes, scale, ()) for t in threads], roots, out)
+    teps = [r["harmonic_mean_gteps"] for r in rows]
+    grows = all(b >= a for a, b in zip(teps, teps[1:]))
+    smt = teps[-1] > teps[threads.index(16)]
+    print(f"  bgq.thread_scaling: grows with threads: {grows}; beyond 16 threads still helps: {smt} -> "
+          f"{'as the paper says' if grows and smt else 'NOT as the paper says'}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()

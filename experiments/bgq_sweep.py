@@ -1,0 +1,49 @@
+"""Shared body of the BlueGene/Q scripts that compare harmonic-mean TEPS of
+several executed configurations (Figs. 7, 9, 11): run each, write CSV and a
+bar chart, print the table. Not a figure script itself."""
+
+from __future__ import annotations
+
+import time
+
+try:
+    from experiments import bgq_common as B
+except ImportError:
+    import bgq_common as B
+
+
+def sweep(name: str, title: str, configs: list[tuple[str, str, int, int, tuple]], roots: int, out) -> list[dict]:
+    """``configs``: (label, algorithm, nodes, scale, overrides)."""
+    started = time.time()
+    rows = []
+    for label, algorithm, nodes, scale, overrides in configs:
+        doc = B.simulate(algorithm, nodes, scale, roots, overrides)
+        rows.append({"configuration": label, "algorithm": algorithm, "nodes": nodes, "scale": scale,
+                     "harmonic_mean_gteps": B.gteps(doc), "min_gteps": B.gteps(doc, "min"),
+                     "median_gteps": B.gteps(doc, "median"), "max_gteps": B.gteps(doc, "max")})
+    B.write_csv(out / f"{name}.csv", rows)
+    _plot(rows, out / f"{name}.png", title)
+    for row in rows:
+        print(f"  {row['configuration']:40s} {row['harmonic_mean_gteps']:9.3f} GTEPS (harmonic mean; "
+              f"min {row['min_gteps']:.3f}, max {row['max_gteps']:.3f})")
+    print(f"  {time.time() - started:.0f} s; wrote {out / (name + '.csv')}")
+    return rows
+
+
+def _plot(rows, path, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    labels = [r["configuration"] for r in rows]
+    ax.bar(range(len(rows)), [r["harmonic_mean_gteps"] for r in rows], color="tab:blue")
+    ax.errorbar(range(len(rows)), [r["median_gteps"] for r in rows],
+                yerr=[[r["median_gteps"] - r["min_gteps"] for r in rows],
+                      [r["max_gteps"] - r["median_gteps"] for r in rows]], fmt="k.", capsize=3)
+    ax.set_xticks(range(len(rows)), labels, rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel("GTEPS (bar: harmonic mean; dot: median, min-max)")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
