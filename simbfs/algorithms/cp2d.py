@@ -1,0 +1,417 @@
+"""Checconi, Petrini et al.'s previous-generation 2D BFS on BlueGene/Q.
+
+What it implements
+    The 2D code that seed 000 compares its 1D code against: reference [4]
+    of seed 000 (Checconi, Petrini, Willcock, Lumsdaine, Choudhury and
+    Sabharwal, SC12), as seed 000 describes it in II-B-2 ("a 2D block
+    decomposition of the adjacency matrix, with each block of the matrix
+    being assigned to a different node", Fig. 2b) and IV-D: no direction
+    optimisation, no compression, no overlap of communication and
+    computation, and "scaling is limited by the cache thrashing caused by
+    the bitmaps growing at a rate O(|V|/sqrt(m)), which leads them to
+    quickly exceed the L2 cache size". Seed 000 (V) also credits [4] with
+    exploiting "the redundant updates to the Out and Vis sets ... to reduce
+    the amount of work done for each edge": here, a node never sends a
+    vertex twice in a level (Out) nor a vertex it sent in an earlier level
+    (its Vis). The SC12 paper itself is not in ../shared; every detail
+    below that seed 000 does not state is our choice, and says so.
+
+Processor grid and layout (our choice of the standard 2D layout)
+    N = R x C nodes, R = C when N is a square power of two, R = 2C when N
+    is twice one; other node counts are refused. Vertex v belongs to node
+    ``b(v) = v * N // n`` (contiguous blocks, as in the 1D codes). Node b
+    sits at grid row ``b % R`` and grid column ``b // R`` (column-major),
+    so grid column c owns the contiguous vertex range of blocks
+    ``c R .. c R + R - 1`` (n/C vertices), and grid row r owns the n/R
+    vertices of blocks r, R + r, 2R + r, ... Node (r, c) stores the
+    adjacency entry (u, v) when u is in column c's range and v in row r's
+    set: every entry is stored exactly once, and a long adjacency list is
+    split over the R nodes of its column (the balance II-B-2 mentions).
+
+Bitmaps (what thrashes the L2)
+    Node (r, c) holds In, the frontier of its column's range (n/C bits),
+    and Out and Vis over its row's set (n/R bits each): a working set of
+    ``(n/C + 2 n/R) / 8`` bytes, which grows as |V|/sqrt(N) under weak
+    scaling. Every random bitmap access costs
+    ``memory_hierarchy.access_cycles(working set)``.
+
+One level (top-down only, bulk-synchronous)
+    1. Expand: every node sends its own frontier to the other R - 1 nodes
+       of its grid column (a column allgather), as a list of 32-bit local
+       ids or as its block's bitmap, whichever is smaller (our choice; no
+       compression). Each node sets the received bits in In.
+    2. Scan: each node looks up every frontier vertex of its column in its
+       local index and reads its stored entries; for each target v it tests
+       Vis and Out, and the first time it meets v (frontier read in
+       ascending order, so with the smallest parent u) it sets Out and packs
+       (v, u) for Owner(v), which is in its own grid row. Local de-duplication
+       makes one message per (node, target), not one per edge.
+    3. Fold: the packed pairs go along the processor rows to the owners
+       (6 B each, ``cp1d.uncompressed_entry``, as many per packet as fit);
+       a target owned by the scanning node itself is claimed in place.
+    4. Owners test Vis and claim the unvisited targets; among candidate
+       parents the smallest id wins (the rule the scan order gives).
+    5. An allreduce of the next frontier's size ends the level (and the
+       search when it is zero).
+    The node processes meet in an alltoallv for each exchange (priced by
+    the network's flow-level model on the N x N matrices, nonzero only
+    within a grid column for the expand and within a grid row for the
+    fold) and in the allreduce; each arrives after its own computation.
+
+Compute (cp1d's operation costs and thread model)
+    Operations are charged ``cp1d.cycles``: index_word per received bitmap
+    word, vertex_header per frontier-vertex lookup, edge_entry per stored
+    entry read, bitmap_test per entry tested, pack per id or pair packed,
+    unpack per id or pair received, claim per vertex claimed. The node's
+    ``cp1d.threads`` share its cores; an operation with ``L`` cycles of
+    random-access latency costs ``max(issue + L, k x issue)`` cycles of one
+    thread, k threads sharing a core: the formula of
+    :func:`simbfs.algorithms.cp1d.thread_cycles`, mirrored here because
+    that function's working sets are the 1D code's. The work is spread
+    evenly over the threads, and a phase lasts at least as long as main
+    memory needs for its adjacency stream and its cache misses
+    (:func:`simbfs.algorithms.cp1d.memory_seconds`, likewise mirrored).
+
+The level's work is computed for all nodes in one vectorised pass over the
+real graph; the resulting parent array is validated by the runner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..bfs.direction import TOP_DOWN
+from ..engine import Simulation
+from ..errors import UserError
+from ..graph import Graph
+from ..machine.model import Machine
+from ..records import LevelRecord, RootRun
+from . import cp1d
+from .bsp1d import gather_adjacency
+
+# Bytes of one frontier vertex in an expand list: a 32-bit id local to its
+# block (our assumption; the SC12 format is not in ../shared).
+FRONTIER_ID_BYTES = 4
+WORD_BYTES = 8
+
+# Random memory accesses each operation makes: (into the bitmaps, into the
+# parent array). The others stream (adjacency, index, packets).
+RANDOM_ACCESSES = {
+    "index_word": (0, 0), "vertex_header": (0, 0), "edge_entry": (0, 0), "pack": (0, 0),
+    "unpack": (1, 0), "bitmap_test": (1, 0), "claim": (1, 1),
+}
+OPS = tuple(RANDOM_ACCESSES)
+
+
+def grid_shape(nodes: int) -> tuple[int, int]:
+    """(R, C) of the processor grid: R = C for a square power of two,
+    R = 2C for twice one; any other node count cannot form the grid."""
+    if nodes < 1 or nodes & (nodes - 1):
+        raise UserError(f"cp2d arranges the nodes in an R x C processor grid with R = C or R = 2C, so it needs "
+                        f"a power of two of nodes; {nodes} is not one (use e.g. "
+                        f"{1 << max(0, nodes.bit_length() - 1)} or {1 << nodes.bit_length()})")
+    k = nodes.bit_length() - 1
+    cols = 1 << (k // 2)
+    return nodes // cols, cols
+
+
+def bitmap_working_set_bytes(num_vertices: int, rows: int, cols: int) -> float:
+    """Bytes of one node's bitmaps: In over its column's n/C vertices, Out
+    and Vis over its row's n/R vertices."""
+    return (num_vertices / cols + 2 * num_vertices / rows) / 8
+
+
+def op_cycles(machine: Machine, bitmap_bytes: float, parent_bytes: float) -> dict:
+    """Cycles one thread spends per operation: ``max(issue + latency, k x
+    issue)`` with the latency of its random accesses into structures of
+    the given sizes, k = threads sharing a core (cp1d.thread_cycles)."""
+    cp = cp1d.require_cp1d(machine)
+    memory = machine.node.memory_hierarchy
+    bitmap_latency = memory.access_cycles(bitmap_bytes)
+    parent_latency = memory.access_cycles(parent_bytes)
+    cores = int(machine.node.cores)
+    sharing = min(-(-cp.threads // cores), int(machine.node.threads_per_core))
+    costs = {}
+    for name, (bitmaps, parents) in RANDOM_ACCESSES.items():
+        issue = getattr(cp.cycles, f"{name}_cycles")
+        latency = bitmaps * bitmap_latency + parents * parent_latency
+        costs[name] = max(issue + latency, sharing * issue)
+    return costs
+
+
+def node_memory_bytes(machine: Machine, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
+    """Peak bytes per node: the stored entries and the index over the
+    column's range (hypersparse: one word per column vertex), plus the
+    larger of the generated tuples while building and the visit's bitmaps,
+    parents and fold buffers (at most one pair per row vertex each way)."""
+    cp = cp1d.require_cp1d(machine)
+    rows, cols = grid_shape(nodes)
+    local_e = num_directed_edges / nodes
+    structure = local_e * cp.adjacency_entry_bytes + (num_vertices / cols + 1) * WORD_BYTES
+    tuples = local_e / 2 * cp.edge_tuple_bytes
+    fold = 2 * min(local_e, num_vertices / rows) * cp.uncompressed_entry_bytes
+    visit = (bitmap_working_set_bytes(num_vertices, rows, cols) + 8 * -(-num_vertices // nodes) + fold
+             + num_vertices / cols / 8)  # received expand bitmaps
+    return structure + max(tuples, visit)
+
+
+class CP2D:
+    """The previous-generation 2D BFS of seed 000's reference [4]."""
+
+    directed_graphs = False
+    projectable = False
+
+    def __init__(self, name: str):
+        self.name = name
+
+    @property
+    def summary(self) -> str:
+        return ("Checconi & Petrini previous-generation 2D BFS (SC12): R x C grid, expand along columns, "
+                "fold along rows, top-down only, no compression, no overlap")
+
+    def check(self, machine, num_vertices: int, nodes: int) -> None:
+        cp1d.require_cp1d(machine)
+        grid_shape(nodes)
+
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
+        return node_memory_bytes(machine, num_vertices, num_directed_edges, nodes)
+
+    def run(self, sim: Simulation, graph: Graph, root: int) -> RootRun:
+        return _Run(self, sim, graph, root).execute()
+
+
+@dataclass
+class _Level:
+    """One level's per-node times and traffic."""
+
+    pack_s: list  # before the expand
+    scan_s: list  # between expand and fold
+    recv_s: list  # after the fold
+    compute: np.ndarray  # per node, the sum of the three
+    expand_payload: np.ndarray  # N x N
+    fold_payload: np.ndarray  # N x N
+    fold_packets: np.ndarray  # N x N
+    new_vertices: np.ndarray
+    new_parents: np.ndarray
+    next_counts: np.ndarray  # per node, its vertices in the next frontier
+    edges_examined: int
+    edges_sent: int
+
+
+class _Run:
+    def __init__(self, algorithm: CP2D, sim: Simulation, graph: Graph, root: int):
+        self.algorithm = algorithm
+        self.sim = sim
+        self.machine = sim.machine
+        self.cp = cp1d.require_cp1d(sim.machine)
+        self.graph = graph
+        self.N = sim.nodes
+        self.R, self.C = grid_shape(self.N)
+        self.n = graph.num_vertices
+        self.ctx = sim.context()
+        self.root = root
+        self.parent = np.full(self.n, -1, dtype=np.int64)
+        self.parent[root] = root
+        self.frontier = np.array([root], dtype=np.int64)
+        starts = (np.arange(self.N + 1, dtype=np.int64) * self.n + self.N - 1) // self.N
+        self.local_vertices = np.diff(starts)
+        ranks = np.arange(self.N)
+        self.col_of = ranks // self.R
+        self.row_of = ranks % self.R
+        self.same_col = self.col_of[:, None] == self.col_of[None, :]
+        np.fill_diagonal(self.same_col, False)
+        # Vis of every node over its row's set, as bits of key v * C + c
+        # (node (row(v), c)): set for the vertices it sent or claimed.
+        self.vis = np.zeros(-(-(self.n * self.C) // 8), dtype=np.uint8)
+        self.costs = op_cycles(self.machine, bitmap_working_set_bytes(self.n, self.R, self.C),
+                               8.0 * float(self.local_vertices.max()))
+        node = self.machine.node
+        self.threads = min(self.cp.threads, int(node.cores * node.threads_per_core))
+        self.records: list[LevelRecord] = []
+        self._work: _Level | None = None
+        self._expand = None
+        self._fold = None
+        self._level = 0
+        self._level_start = 0.0
+        self._done = False
+
+    def owner(self, vertices: np.ndarray) -> np.ndarray:
+        return vertices * self.N // self.n
+
+    # ------------------------------------------------------------ compute
+    def phase_seconds(self, ops: dict) -> np.ndarray:
+        """Per node: the phase's operations spread over its threads, or its
+        memory traffic at the memory bandwidth if that takes longer."""
+        clock = self.machine.node.clock_hz
+        memory = self.machine.node.memory_hierarchy
+        cycles = sum(ops[name] * self.costs[name] for name in ops)
+        cpu = cycles / self.threads / clock
+        miss_bitmap = memory.miss_rate(bitmap_working_set_bytes(self.n, self.R, self.C))
+        miss_parent = memory.miss_rate(8.0 * float(self.local_vertices.max()))
+        lines = sum(ops[name] * (RANDOM_ACCESSES[name][0] * miss_bitmap + RANDOM_ACCESSES[name][1] * miss_parent)
+                    for name in ops)
+        stream = ops.get("edge_entry", 0.0) * self.cp.adjacency_entry_bytes
+        mem = (stream + lines * memory.cache_line_bytes) / self.machine.node.memory_bandwidth_Bps
+        return np.maximum(cpu, mem)
+
+    def _bits(self, keys: np.ndarray) -> np.ndarray:
+        return ((self.vis[keys >> 3] >> (keys & 7).astype(np.uint8)) & 1) == 1
+
+    def _set_bits(self, keys: np.ndarray) -> None:
+        np.bitwise_or.at(self.vis, keys >> 3, (np.uint8(1) << (keys & 7).astype(np.uint8)))
+
+    def level_work(self) -> _Level:
+        if self._work is not None:
+            return self._work
+        N, R, C = self.N, self.R, self.C
+        F = self.frontier
+        # 1. expand: each node's frontier to its column peers
+        fc = np.bincount(self.owner(F), minlength=N).astype(np.float64)
+        list_bytes = FRONTIER_ID_BYTES * fc
+        bitmap_bytes = np.ceil(self.local_vertices / 8.0)
+        as_list = list_bytes <= bitmap_bytes
+        contrib = np.where(fc > 0, np.minimum(list_bytes, bitmap_bytes), 0.0)
+        expand_payload = self.same_col * contrib[:, None]
+
+        def per_col(x):  # every node of a grid column gets the column's total
+            return np.bincount(self.col_of, weights=x, minlength=C)[self.col_of]
+
+        pack_ops = {"pack": np.where(as_list, fc, 0.0)}
+        col_frontier = per_col(fc)
+        scan_ops = {
+            "unpack": per_col(np.where(as_list, fc, 0.0)),  # set In bits from received ids
+            "index_word": per_col(np.where(as_list | (fc == 0), 0.0, np.ceil(bitmap_bytes / WORD_BYTES))),
+            "vertex_header": col_frontier,
+        }
+        # 2. scan: the entries of the frontier, at node (row(v), col(u))
+        sources, targets = gather_adjacency(self.graph, F)
+        col_u = self.owner(sources) // R
+        b_v = self.owner(targets)
+        holder = col_u * R + b_v % R
+        entries = np.bincount(holder, minlength=N).astype(np.float64)
+        scan_ops["edge_entry"] = entries
+        scan_ops["bitmap_test"] = entries.copy()
+        keys = targets * C + col_u
+        fresh = ~self._bits(keys)
+        # Out: one pair per (node, target), the smallest source (the frontier
+        # is read in ascending order, so the first entry met has it).
+        k, s = keys[fresh], sources[fresh]
+        order = np.lexsort((s, k))
+        k, s = k[order], s[order]
+        first = np.ones(len(k), dtype=bool)
+        first[1:] = k[1:] != k[:-1]
+        pair_key, pair_parent = k[first], s[first]
+        pair_v = pair_key // C
+        pair_holder = (pair_key % C) * R + self.owner(pair_v) % R
+        pair_owner = self.owner(pair_v)
+        remote = pair_holder != pair_owner
+        scan_ops["pack"] = np.bincount(pair_holder[remote], minlength=N).astype(np.float64)
+        # 3. fold
+        cell = pair_holder[remote] * N + pair_owner[remote]
+        pair_counts = np.bincount(cell, minlength=N * N).astype(np.float64)
+        per_packet = float(np.floor(self.machine.network.packet_payload_bytes / self.cp.uncompressed_entry_bytes))
+        fold_payload = (pair_counts * self.cp.uncompressed_entry_bytes).reshape(N, N)
+        fold_packets = np.ceil(pair_counts / per_packet).reshape(N, N)
+        # 4. owners claim: the smallest parent among unvisited targets
+        candidate = self.parent[pair_v] < 0
+        cv, cp_ = pair_v[candidate], pair_parent[candidate]
+        order = np.lexsort((cp_, cv))
+        cv, cp_ = cv[order], cp_[order]
+        first = np.ones(len(cv), dtype=bool)
+        first[1:] = cv[1:] != cv[:-1]
+        new, new_parents = cv[first], cp_[first]
+        claimers = self.owner(new)
+        recv_ops = {
+            "unpack": np.bincount(pair_owner[remote], minlength=N).astype(np.float64),
+            "claim": np.bincount(claimers, minlength=N).astype(np.float64),
+        }
+        # Vis: every pair sent or claimed in place, and every claim at its owner
+        self._set_bits(pair_key)
+        self._set_bits(new * C + self.col_of[claimers])
+        pack_s = self.phase_seconds(pack_ops)
+        scan_s = self.phase_seconds(scan_ops)
+        recv_s = self.phase_seconds(recv_ops)
+        self._work = _Level(
+            pack_s=pack_s.tolist(), scan_s=scan_s.tolist(), recv_s=recv_s.tolist(),
+            compute=pack_s + scan_s + recv_s,
+            expand_payload=expand_payload, fold_payload=fold_payload, fold_packets=fold_packets,
+            new_vertices=new, new_parents=new_parents,
+            next_counts=np.bincount(claimers, minlength=N),
+            edges_examined=int(len(targets)), edges_sent=int(remote.sum()),
+        )
+        return self._work
+
+    # ----------------------------------------------------- node processes
+    def node_program(self, rank: int):
+        coll = self.ctx.collectives
+        while not self._done:
+            work = self.level_work()
+            result = yield coll.alltoallv(rank, self._deliver_expand, after=work.pack_s[rank])
+            if rank == 0:
+                self._expand = result
+            result = yield coll.alltoallv(rank, self._deliver_fold, after=work.scan_s[rank])
+            if rank == 0:
+                self._fold = result
+            yield coll.allreduce(rank, np.array([work.next_counts[rank]], dtype=np.int64), np.add,
+                                 on_complete=self._finish_level, after=work.recv_s[rank])
+
+    def _deliver_expand(self):
+        return self._work.expand_payload, None, None
+
+    def _deliver_fold(self):
+        work = self._work
+        return work.fold_payload, work.fold_packets, None
+
+    def _finish_level(self, closing) -> None:
+        env = self.ctx.env
+        work = self._work
+        self.parent[work.new_vertices] = work.new_parents
+        expand, fold = self._expand, self._fold
+        time_s = env.now - self._level_start
+        comm = expand.cost_s + fold.cost_s + closing.cost_s
+        compute_mean = float(work.compute.mean())
+        compute_max = float(work.compute.max())
+        terms = {"compute": (compute_max, "compute"),
+                 "expand": (expand.cost_s, expand.exchange.bottleneck),
+                 "fold": (fold.cost_s, fold.exchange.bottleneck)}
+        largest = max(terms.values(), key=lambda t: t[0])
+        sync = time_s - compute_mean - comm
+        self.records.append(LevelRecord(
+            root=self.root,
+            level=self._level,
+            direction=TOP_DOWN,
+            frontier_vertices=int(len(self.frontier)),
+            edges_examined=work.edges_examined,
+            messages=int(expand.exchange.packets + fold.exchange.packets),
+            bytes=float(expand.exchange.payload_bytes + fold.exchange.payload_bytes),
+            time_s=time_s,
+            compute_s=compute_mean,
+            communication_s=comm,
+            synchronisation_s=0.0 if sync < 1e-9 * time_s else sync,
+            compute_max_s=compute_max,
+            bottleneck=largest[1] if largest[0] > 0 else "none",
+            collective_bytes=float(8 * max(self.N - 1, 0)),
+            edges_sent=work.edges_sent,
+            scan_s=float(np.mean(work.scan_s)),
+            receive_s=float(np.mean(work.recv_s)),
+        ))
+        self.frontier = work.new_vertices
+        self._work = None
+        self._expand = self._fold = None
+        self._level += 1
+        self._level_start = env.now
+        self._done = int(closing.value[0]) == 0
+
+    def execute(self) -> RootRun:
+        env = self.ctx.env
+        nodes = [env.process(self.node_program(rank)) for rank in range(self.N)]
+        env.run()
+        assert all(node.triggered for node in nodes), "a node process did not finish its BFS"
+        return RootRun(root=self.root, parent=self.parent, time_s=env.now, levels=self.records)
+
+
+ALGORITHM_VARIANTS = {
+    "cp2d": CP2D("cp2d"),
+}

@@ -1,0 +1,138 @@
+"""The previous-generation 2D BFS (cp2d) inside the simulation.
+
+Checked against networkx (BFS levels, frontier sizes, edges examined = the
+frontier's degrees), the closed form of MemoryHierarchy.access_cycles (the
+L2-thrashing mechanism), the layout's own bound on fold messages, and the
+command line.
+"""
+
+import json
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from simbfs.algorithms import ALGORITHMS
+from simbfs.algorithms import cp2d
+from simbfs.bfs import validate_bfs_tree
+from simbfs.cli import main
+from simbfs.engine import Simulation
+from simbfs.errors import UserError
+from simbfs.graph import GraphSpec, generate_graph, search_keys
+from simbfs.machine import load_machine
+from tests.conftest import tiny_machine
+from tests.test_algorithms_bsp1d import levels_from_parent
+
+# BG/Q has no partition of 4, 8 or 16 nodes: give the torus a shape.
+SHAPES = {4: "[2,2]", 8: "[2,2,2]", 16: "[2,2,2,2,1]"}
+
+
+def bgq(nodes, *overrides):
+    return load_machine("bluegene_q", [f"network.shape={SHAPES[nodes]}", *overrides])
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return generate_graph(GraphSpec("kronecker", 10, seed=4))
+
+
+@pytest.fixture(scope="module")
+def nx_graph(graph):
+    g = nx.Graph()
+    g.add_nodes_from(range(graph.num_vertices))
+    g.add_edges_from(zip(graph.edges.src.tolist(), graph.edges.dst.tolist()))
+    g.remove_edges_from(nx.selfloop_edges(g))
+    return g
+
+
+@pytest.mark.parametrize("nodes", [4, 8, 16])
+def test_levels_are_networkx_shortest_paths(graph, nx_graph, nodes):
+    sim = Simulation(bgq(nodes), nodes)
+    for root in search_keys(graph, 2, seed=7):
+        root = int(root)
+        run = ALGORITHMS["cp2d"].run(sim, graph, root)
+        assert validate_bfs_tree(graph, root, run.parent).ok
+        distance = nx.single_source_shortest_path_length(nx_graph, root)
+        expected = np.full(graph.num_vertices, -1)
+        expected[list(distance)] = list(distance.values())
+        assert np.array_equal(levels_from_parent(run.parent, root), expected)
+        assert [lv.frontier_vertices for lv in run.levels] == np.bincount(expected[expected >= 0]).tolist()
+        for lv in run.levels:
+            frontier = [v for v, d in distance.items() if d == lv.level]
+            assert lv.edges_examined == sum(nx_graph.degree(v) for v in frontier)
+            assert lv.direction == "top-down"
+            split = lv.compute_s + lv.communication_s + lv.synchronisation_s
+            assert split == pytest.approx(lv.time_s)
+        assert run.time_s > 0
+
+
+def test_fold_sends_each_vertex_at_most_once_per_node_of_its_row(graph):
+    """Out and Vis de-duplication: over the whole search, a vertex reaches
+    its owner from at most the C nodes of its grid row (C = 4 on 16 nodes),
+    however many frontier edges point at it."""
+    sim = Simulation(bgq(16), 16)
+    root = int(search_keys(graph, 1, seed=3)[0])
+    run = ALGORITHMS["cp2d"].run(sim, graph, root)
+    reached = int((run.parent >= 0).sum())
+    sent = sum(lv.edges_sent for lv in run.levels)
+    assert 0 < sent <= 4 * reached
+    assert sent < sum(lv.edges_examined for lv in run.levels)
+
+
+def test_grid_shapes_and_bad_node_counts():
+    assert cp2d.grid_shape(1) == (1, 1)
+    assert cp2d.grid_shape(16) == (4, 4)
+    assert cp2d.grid_shape(32) == (8, 4)
+    assert cp2d.grid_shape(4096) == (64, 64)
+    machine = load_machine("bluegene_q")
+    algorithm = ALGORITHMS["cp2d"]
+    algorithm.check(machine, 1 << 20, 512)
+    for nodes in (12, 49152):
+        with pytest.raises(UserError, match="power of two"):
+            algorithm.check(machine, 1 << 20, nodes)
+    with pytest.raises(UserError, match="cp1d"):
+        algorithm.check(tiny_machine(), 1 << 10, 4)
+
+
+def test_bitmap_working_set_beyond_the_cache_raises_the_access_cost():
+    """Closed form: a structure of S bytes misses with probability
+    m = 1 - cache / S (0 when it fits), an access waits (1 - m) x 80 + m x 350
+    cycles (BG/Q's L2 and DDR latencies), and a bitmap test of 4 issue
+    cycles costs max(4 + latency, 4 threads x 4) cycles."""
+    machine = load_machine("bluegene_q")
+    cache = 32 * 2**20
+    fits = cp2d.op_cycles(machine, bitmap_bytes=cache / 2, parent_bytes=1.0)
+    assert fits["bitmap_test"] == pytest.approx(4 + 80)
+    thrashing = cp2d.op_cycles(machine, bitmap_bytes=4 * cache, parent_bytes=1.0)
+    assert thrashing["bitmap_test"] == pytest.approx(4 + 0.25 * 80 + 0.75 * 350)
+    assert thrashing["claim"] == pytest.approx(12 + 0.25 * 80 + 0.75 * 350 + 80)
+    assert thrashing["edge_entry"] == fits["edge_entry"] == 4 * 3  # streamed, no latency
+    # The node's bitmaps: In over n/C vertices, Out and Vis over n/R.
+    assert cp2d.bitmap_working_set_bytes(2**32, 64, 64) == (2**26 + 2 * 2**26) / 8
+
+
+def test_a_smaller_cache_slows_the_scan(graph):
+    root = int(search_keys(graph, 1, seed=3)[0])
+    big = ALGORITHMS["cp2d"].run(Simulation(bgq(4), 4), graph, root)
+    small = ALGORITHMS["cp2d"].run(Simulation(bgq(4, "node.memory_hierarchy.cache_size=16 B"), 4), graph, root)
+    assert np.array_equal(big.parent, small.parent)
+    assert sum(lv.compute_s for lv in small.levels) > 2 * sum(lv.compute_s for lv in big.levels)
+
+
+def test_cli_run_on_bluegene_q(tmp_path, monkeypatch):
+    monkeypatch.setenv("SIMBFS_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "r.json"
+    args = ["run", "bluegene_q", "--algorithm", "cp2d", "--nodes", "16", "--scale", "14", "--roots", "2",
+            "--set", f"network.shape={SHAPES[16]}", "--quiet", "--json", str(path)]
+    assert main(args) == 0
+    doc = json.loads(path.read_text())
+    assert doc["algorithm"] == "cp2d" and doc["all_valid"] is True and len(doc["roots"]) == 2
+    assert all(lv["direction"] == "top-down" for lv in doc["levels"])
+
+
+def test_cli_refuses_a_node_count_without_a_grid(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("SIMBFS_CACHE", str(tmp_path / "cache"))
+    code = main(["run", "bluegene_q", "--algorithm", "cp2d", "--nodes", "12", "--set", "network.shape=[2,2,3]",
+                 "--scale", "10", "--quiet"])
+    assert code != 0
+    assert "power of two" in capsys.readouterr().err
