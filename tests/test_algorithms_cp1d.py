@@ -25,10 +25,12 @@ from simbfs.machine import load_machine
 # bluegene_q's torus only lists partitions from 32 nodes up: small runs give
 # an explicit shape.
 SHAPES = {1: "[1]", 4: "[2,2]", 16: "[2,2,2,2]"}
-# The file's LB = 4096 heavy vertices covers every non-isolated vertex of a
-# scale <= 12 graph (see the xfail below); 64 keeps a light majority, as
-# 4096 does at the paper's scales.
-HEAVY = "cp1d.heavy_vertices=64"
+
+
+def heavy_count(graph, lb=4096):
+    """LB (bluegene_q: 4096), capped on small graphs at one heavy vertex per
+    cp1d.HEAVY_SHARE_LIMIT vertices."""
+    return min(lb, graph.num_vertices // cp1d.HEAVY_SHARE_LIMIT)
 
 
 def bgq(nodes, *overrides):
@@ -98,7 +100,7 @@ def check_run(graph, nxg, run, root, options):
 @pytest.mark.parametrize("scale", [10, 12])
 def test_cp1d_spi_tree_is_valid_and_levels_are_shortest_paths(graphs, scale, nodes):
     graph, nxg = graphs[scale]
-    sim = Simulation(bgq(nodes, HEAVY), nodes)
+    sim = Simulation(bgq(nodes), nodes)
     algorithm = ALGORITHMS["cp1d-spi"]
     for root in search_keys(graph, 2, seed=11):
         run = algorithm.run(sim, graph, int(root))
@@ -106,7 +108,7 @@ def test_cp1d_spi_tree_is_valid_and_levels_are_shortest_paths(graphs, scale, nod
         if nodes == 1:  # one node owns every vertex: nothing goes on the network
             assert sum(lv.edges_sent for lv in run.levels) == 0
             assert sum(lv.messages for lv in run.levels) == 0
-    assert algorithm.layout(graph, sim).heavy_count == 64
+    assert algorithm.layout(graph, sim).heavy_count == heavy_count(graph) >= 1  # load balancing is exercised
 
 
 VARIANTS = {
@@ -124,7 +126,7 @@ def test_option_variants_give_valid_shortest_path_trees(graphs, variant, nodes):
     options = VARIANTS[variant]
     algorithm = CP1DSPI("x", options)
     root = int(search_keys(graph, 1, seed=3)[0])
-    run = algorithm.run(Simulation(bgq(nodes, HEAVY), nodes), graph, root)
+    run = algorithm.run(Simulation(bgq(nodes), nodes), graph, root)
     check_run(graph, nxg, run, root, options)
     directions = {lv.direction for lv in run.levels}
     if options.direction_optimising:
@@ -137,7 +139,7 @@ def test_plain_edges_take_six_bytes_each_without_compression(graphs):
     """III-B: uncompressed, every edge on the wire is 6 B."""
     graph, _ = graphs[11]
     root = int(search_keys(graph, 1, seed=3)[0])
-    run = CP1DSPI("x", CP1DOptions(compression=False)).run(Simulation(bgq(16, HEAVY), 16), graph, root)
+    run = CP1DSPI("x", CP1DOptions(compression=False)).run(Simulation(bgq(16), 16), graph, root)
     assert sum(lv.edges_sent for lv in run.levels) > 0
     for lv in run.levels:
         assert lv.bytes == 6 * lv.edges_sent
@@ -148,7 +150,7 @@ def test_compressed_edges_take_four_to_eight_bytes_plus_headers(graphs):
     """III-B, IV-B: compressed edges take 4 or 8 B, each packet an 8 B header."""
     graph, _ = graphs[11]
     root = int(search_keys(graph, 1, seed=3)[0])
-    run = CP1DSPI("x").run(Simulation(bgq(16, HEAVY), 16), graph, root)
+    run = CP1DSPI("x").run(Simulation(bgq(16), 16), graph, root)
     assert sum(lv.edges_sent for lv in run.levels) > 0
     for lv in run.levels:
         body = lv.bytes - 8 * lv.messages
@@ -168,37 +170,31 @@ def star(leaves):
 def test_bottom_up_level_with_nothing_left_to_visit_ends_the_search(load_balancing):
     """Star 0-{1..7}: after level 1, frontier edges 7 > 0 unvisited vertices,
     so CalcDirection picks bottom-up with no light unvisited vertex left
-    (cp1d.bottom_up raised IndexError there until _segments handled an
-    empty key array)."""
+    (cp1d.bottom_up raised IndexError there before 2c066a1: _segments of an
+    empty key array returned one segment)."""
     graph = star(7)
     run = CP1DSPI("x", CP1DOptions(load_balancing=load_balancing)).run(Simulation(bgq(4), 4), graph, 0)
     assert run.parent.tolist() == [0] * 8
     assert [(lv.frontier_vertices, lv.direction) for lv in run.levels] == [(1, TOP_DOWN), (7, BOTTOM_UP)]
 
 
-def test_cp1d_spi_on_the_bundled_bluegene_q_parameters(graphs):
-    """LB = 4096 covers every non-isolated vertex of a scale-12 graph: every
-    bottom-up level has only heavy unvisited vertices (same crash as above)."""
-    graph, nxg = graphs[12]
-    root = int(search_keys(graph, 1, seed=11)[0])
-    algorithm = CP1DSPI("x")
-    run = algorithm.run(Simulation(bgq(4), 4), graph, root)
-    check_run(graph, nxg, run, root, algorithm.options)
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "CP1DSPI.layout caches the Layout by (id(graph), nodes, threads) only: a second machine with a different "
-    "cp1d.heavy_vertices (or index_stride) reuses the first machine's heavy set, so a shared instance such as "
-    "ALGORITHMS['cp1d-spi'] gives results that depend on which machine it ran on before"))
-def test_layout_follows_the_machine_it_runs_on(graphs):
+@pytest.mark.parametrize("first, second", [("cp1d.heavy_vertices=4", "cp1d.heavy_vertices=1"),
+                                           ("cp1d.index_stride=64", "cp1d.index_stride=8")])
+def test_layout_follows_the_machine_it_runs_on(graphs, first, second):
+    """A shared instance (ALGORITHMS['cp1d-spi']) run on one machine and then
+    on another with a different LB or index stride gives the second run the
+    second machine's layout: the same records as a fresh instance. (Up to
+    fc8b870 the layout cache was keyed by (id(graph), nodes, threads) only.)"""
     graph, _ = graphs[12]
     root = int(search_keys(graph, 1, seed=11)[0])
-    first, second = bgq(4, "cp1d.heavy_vertices=64"), bgq(4, "cp1d.heavy_vertices=16")
     shared = CP1DSPI("x")
-    shared.run(Simulation(first, 4), graph, root)
-    reused = shared.run(Simulation(second, 4), graph, root)
-    fresh = CP1DSPI("y").run(Simulation(second, 4), graph, root)
-    assert shared.layout(graph, Simulation(second, 4)).heavy_count == 16
+    shared.run(Simulation(bgq(4, first), 4), graph, root)
+    reused = shared.run(Simulation(bgq(4, second), 4), graph, root)
+    fresh = CP1DSPI("y").run(Simulation(bgq(4, second), 4), graph, root)
+    layout = shared.layout(graph, Simulation(bgq(4, second), 4))
+    machine = bgq(4, second)
+    assert (layout.heavy_count, layout.index_stride) == (heavy_count(graph, machine.cp1d.heavy_vertices),
+                                                         machine.cp1d.index_stride)
     assert reused.levels == fresh.levels
 
 
@@ -369,10 +365,10 @@ def test_compress_costs_nothing_without_compression(small_graph):
 def test_load_balancing_sends_no_edge_of_a_heavy_frontier_vertex(graphs):
     graph, nxg = graphs[12]
     n, N = graph.num_vertices, 16
-    machine = bgq(N, HEAVY)
+    machine = bgq(N)
     layout = CP1DSPI("x").layout(graph, Simulation(machine, N))
-    # heavy set, independently: the 64 highest networkx degrees, ties to the smaller id
-    heavy = set(sorted(nxg.nodes, key=lambda v: (-nxg.degree(v), v))[:64])
+    # heavy set, independently: the LB highest networkx degrees, ties to the smaller id
+    heavy = set(sorted(nxg.nodes, key=lambda v: (-nxg.degree(v), v))[:heavy_count(graph)])
     hub = max(nxg.nodes, key=lambda v: (nxg.degree(v), -v))
     assert hub in heavy and np.flatnonzero(layout.heavy).tolist() == sorted(heavy)
     # the BFS level of some root that contains the hub
@@ -416,11 +412,11 @@ def test_load_balancing_sends_no_edge_of_a_heavy_frontier_vertex(graphs):
 def test_same_run_twice_gives_identical_parents_and_records(graphs):
     graph, _ = graphs[12]
     root = int(search_keys(graph, 1, seed=11)[0])
-    machine = bgq(16, HEAVY)
+    machine = bgq(16)
     algorithm = CP1DSPI("x")
     a = algorithm.run(Simulation(machine, 16), graph, root)
     b = algorithm.run(Simulation(machine, 16), graph, root)
-    c = CP1DSPI("y").run(Simulation(bgq(16, HEAVY), 16), graph, root)
+    c = CP1DSPI("y").run(Simulation(bgq(16), 16), graph, root)
     assert BOTTOM_UP in {lv.direction for lv in a.levels}
     for other in (b, c):
         assert np.array_equal(a.parent, other.parent)
