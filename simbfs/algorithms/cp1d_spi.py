@@ -7,8 +7,7 @@ What it implements
     probes and answers on separate channels; receives are handled while the
     sweep goes on; each level ends with a flush and an allreduce that
     decides the next direction (CalcDirection: bottom-up when the edges
-    reachable from the frontier outnumber the edges of the unvisited
-    vertices) and, with load balancing, ORs the heavy vertices' bitmaps.
+    reachable from the frontier outnumber the unvisited vertices) and, with load balancing, ORs the heavy vertices' bitmaps.
     The work itself (what is scanned, sent and claimed) is cp1d.py's.
 
 Timing of one level on node i (docs/background/cp1d.md)
@@ -139,10 +138,10 @@ class CP1DSPI:
     def layout(self, graph: Graph, sim: Simulation) -> Layout:
         cp = cp1d.require_cp1d(sim.machine)
         threads = self.options.threads or cp.threads
-        key = (id(graph), sim.nodes, threads)
+        heavy = cp.heavy_vertices if self.options.load_balancing else 0
+        key = (id(graph), sim.nodes, threads, heavy, cp.index_stride)
         if key not in self._layouts:
             self._layouts.clear()  # one graph at a time
-            heavy = cp.heavy_vertices if self.options.load_balancing else 0
             self._layouts[key] = Layout(graph, sim.nodes, threads, heavy, cp.index_stride)
         return self._layouts[key]
 
