@@ -61,6 +61,12 @@ class LevelRecord:
         return asdict(self)
 
 
+def without_rounding_noise(value: float, scale: float) -> float:
+    """``value``, or 0.0 when it is float round-off relative to ``scale``
+    (a level's synchronisation time computed as a difference)."""
+    return 0.0 if value < 1e-9 * scale else value
+
+
 @dataclass
 class RootRun:
     """What an algorithm returns for one root."""

@@ -50,9 +50,9 @@ import numpy as np
 
 from ..bfs.adjacency import neighbour_slots
 from ..bfs.direction import BOTTOM_UP, TOP_DOWN, choose_direction
-from ..engine import Simulation
+from ..engine import Simulation, run_node_programs
 from ..graph import Graph
-from ..records import LevelRecord, RootRun
+from ..records import LevelRecord, RootRun, without_rounding_noise
 
 
 def gather_adjacency(graph: Graph, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -96,11 +96,6 @@ def first_frontier_neighbour(graph: Graph, vertices: np.ndarray, in_frontier: np
         active = active[~has_hit & (starts[active] < ends[active])]
         width *= 2
     return found, examined
-
-
-def _without_rounding_noise(value: float, scale: float) -> float:
-    """``value``, or 0.0 when it is float round-off relative to ``scale``."""
-    return 0.0 if value < 1e-9 * scale else value
 
 
 @dataclass
@@ -327,7 +322,7 @@ class _Run:
             time_s=time_s,
             compute_s=compute_mean,
             communication_s=comm,
-            synchronisation_s=_without_rounding_noise(time_s - compute_mean - comm, time_s),
+            synchronisation_s=without_rounding_noise(time_s - compute_mean - comm, time_s),
             compute_max_s=float(self._node_compute.max()),
             bottleneck=exchange.bottleneck if exchange else "none",
             collective_bytes=self._collective_bytes,
@@ -355,12 +350,8 @@ class _Run:
         self._done = next_vertices == 0
 
     def execute(self) -> RootRun:
-        env = self.ctx.env
-        nodes = [env.process(self.node_program(rank)) for rank in range(self.N)]
-        env.run()
-        # A node stuck in a collective would end the run early, silently.
-        assert all(node.triggered for node in nodes), "a node process did not finish its BFS"
-        return RootRun(root=self.root, parent=self.parent, time_s=env.now, levels=self.records)
+        time_s = run_node_programs(self.ctx, self.node_program, self.N)
+        return RootRun(root=self.root, parent=self.parent, time_s=time_s, levels=self.records)
 
 
 ALGORITHM_VARIANTS = {

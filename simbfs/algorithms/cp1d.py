@@ -161,12 +161,21 @@ class Layout:
         light = ~self.heavy
         self.light_entries_per_node = self.per_node(np.flatnonzero(light), self.degree[light])
         self.headers_per_node = self.per_node(np.flatnonzero(light), self.blocks_of[light])
+        # headers of light vertices before vertex v: a coarse-index sweep's
+        # headers in any vertex range, by difference
+        self.headers_before = np.concatenate([[0], np.cumsum(np.where(self.heavy, 0, self.blocks_of))])
 
     def owner(self, vertices: np.ndarray) -> np.ndarray:
         return vertices * self.N // self.n
 
     def slice_of(self, vertices: np.ndarray) -> np.ndarray:
         return vertices * self.T // self.n
+
+    def local_thread(self, vertices: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+        """The thread of node ``ranks`` whose share of the node's own vertex
+        range holds each vertex (for work on local vertices: claims, heavy
+        edges stored at the owner of the other end)."""
+        return (vertices - self.starts[ranks]) * self.T // np.maximum(self.local_vertices[ranks], 1)
 
     def per_node(self, vertices: np.ndarray, weights=None) -> np.ndarray:
         return np.bincount(self.owner(vertices), weights=weights, minlength=self.N).astype(np.float64)
@@ -260,8 +269,8 @@ def scan_ops(layout: Layout, active: np.ndarray, options: CP1DOptions, ops: dict
         ranks = nonempty // (int(words.max()) + 1)
         first = layout.starts[ranks] + (nonempty % (int(words.max()) + 1)) * layout.index_stride
         last = np.minimum(first + layout.index_stride, layout.starts[ranks + 1])
-        cum = np.concatenate([[0], np.cumsum(np.where(layout.heavy, 0, layout.blocks_of))])
-        headers = np.bincount(ranks, weights=cum[last] - cum[first], minlength=layout.N)
+        headers = np.bincount(ranks, weights=layout.headers_before[last] - layout.headers_before[first],
+                              minlength=layout.N)
         ops["vertex_header"] += (headers / T)[:, None]
     elif options.representation == "skip-list":
         ops["vertex_header"] += (layout.headers_per_node / T)[:, None]
@@ -306,7 +315,7 @@ def top_down(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options:
     if len(heavy_f):
         h_src, h_tgt, _, _ = _gather(graph, heavy_f)
         h_node = layout.owner(h_tgt)
-        h_thread = (h_tgt - layout.starts[h_node]) * layout.T // np.maximum(layout.local_vertices[h_node], 1)
+        h_thread = layout.local_thread(h_tgt, h_node)
         _add(ops["edge_entry"], h_node, h_thread)
         _add(ops["bitmap_test"], h_node, h_thread)
         cand_t.append(h_tgt)
@@ -318,8 +327,7 @@ def top_down(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options:
     fresh = ~visited[targets]
     new, new_parents = _first_per_target(targets[fresh], keys[fresh], parents[fresh])
     claimer = layout.owner(new)
-    _add(ops["claim"], claimer, (new - layout.starts[claimer]) * layout.T
-         // np.maximum(layout.local_vertices[claimer], 1))
+    _add(ops["claim"], claimer, layout.local_thread(new, claimer))
     return LevelWork("top-down", ops, streams, new, new_parents, edges_examined=int(len(targets)))
 
 
@@ -435,8 +443,7 @@ def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options
             found[found] = h_hit[k[found]] < s_end[found]
             read = s_end - s_start
             read[found] = h_hit[k[found]] - s_start[found] + 1
-            h_thread = (h_u[s_start] - layout.starts[h_node[s_start]]) * layout.T // np.maximum(
-                layout.local_vertices[h_node[s_start]], 1)
+            h_thread = layout.local_thread(h_u[s_start], h_node[s_start])
             _add(ops["edge_entry"], h_node[s_start], h_thread, read)
             _add(ops["bitmap_test"], h_node[s_start], h_thread, read)
             examined += int(read.sum())
@@ -447,8 +454,7 @@ def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options
                 order = np.argsort(new, kind="stable")
                 new, new_parents = new[order], new_parents[order]
         claimer = layout.owner(new)
-        _add(ops["claim"], claimer, (new - layout.starts[claimer]) * layout.T
-             // np.maximum(layout.local_vertices[claimer], 1))
+        _add(ops["claim"], claimer, layout.local_thread(new, claimer))
         return LevelWork("bottom-up", ops, streams, new, new_parents, edges_examined=examined,
                          probes_sent=int(probes.sum()), responses=int(answered.sum()))
 

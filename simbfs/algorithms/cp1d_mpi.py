@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bfs.direction import BOTTOM_UP, TOP_DOWN
+from ..bfs.direction import TOP_DOWN
 from ..engine import Simulation
 from ..graph import Graph
-from ..records import LevelRecord, RootRun
+from ..records import LevelRecord, RootRun, without_rounding_noise
 from . import cp1d
-from .cp1d import CP1DOptions, Layout, LevelWork, Streams, _add
-from .cp1d_spi import CP1DSPI, NeverVisible, calc_direction
+from .cp1d import _add
+from .cp1d_spi import CP1DSPI, Cp1dRun, NeverVisible
 
 SCAN_OPS = ("index_word", "vertex_header", "edge_entry", "bitmap_test")
 
@@ -79,32 +79,10 @@ def _subset(ops: dict, names) -> dict:
     return {name: ops[name] for name in names}
 
 
-class _Run:
+class _Run(Cp1dRun):
     def __init__(self, algorithm: CP1DMPI, sim: Simulation, graph: Graph, root: int):
-        self.algorithm = algorithm
-        self.options = algorithm.options
-        self.sim = sim
-        self.machine = sim.machine
-        self.cp = sim.machine.cp1d
-        self.layout: Layout = algorithm.layout(graph, sim)
-        self.N = sim.nodes
-        self.n = graph.num_vertices
-        self.ctx = sim.context()
-        self.root = root
-        self.parent = np.full(self.n, -1, dtype=np.int64)
-        self.parent[root] = root
-        self.visited = np.zeros(self.n, dtype=bool)
-        self.visited[root] = True
-        self.frontier = np.array([root], dtype=np.int64)
-        self.direction = TOP_DOWN
-        self.records: list[LevelRecord] = []
-        self._level = 0
-        self._level_start = 0.0
-        self._done = False
+        super().__init__(algorithm, sim, graph, root)
         self._plan = None
-        heavy = self.layout.heavy_count if self.options.load_balancing else 0
-        self._closing_words = 2 + 2 * (-(-heavy // 64))
-        self._final_words = heavy
         self._comm = 0.0
 
     def _seconds(self, ops: dict) -> np.ndarray:
@@ -137,7 +115,8 @@ class _Run:
         traffic_total = []
         for before, ops, streams in rounds:
             scan = _subset(ops, SCAN_OPS)
-            packing = {"pack": ops["pack"], "compress": ops["pack"] if opts.compression else ops["pack"] * 0}
+            # thread_cycles drops "compress" when compression is off
+            packing = {"pack": ops["pack"], "compress": ops["pack"]}
             count_pass = (self._seconds(before) if before else 0.0) + self._seconds({**scan, "pack": ops["pack"]})
             write_pass = self._seconds({**scan, **packing})
             traffic = cp1d.encode(layout, streams, self.cp, self.machine.network.packet_payload_bytes,
@@ -158,33 +137,21 @@ class _Run:
                 self._plan = self._plan_level()
                 self._comm = 0.0
             work, phases, final, _ = self._plan
-            for k, (compute, payload, packets) in enumerate(phases):
+            for compute, payload, packets in phases:
                 result = yield coll.alltoallv(rank, lambda p=payload, q=packets: (p, q, None),
                                               after=float(compute[rank]), message_overhead_s=overhead)
                 if rank == 0:
                     self._comm += result.cost_s
-            yield coll.allreduce(rank, np.zeros(self._closing_words, dtype=np.int64), np.add,
-                                 on_complete=self._finish_level, after=float(final[rank]))
+            yield self.closing_allreduce(rank, after=float(final[rank]))
         if self._final_words:
-            yield coll.allreduce(rank, np.zeros(self._final_words, dtype=np.int64), np.minimum,
-                                 on_complete=self._finish_visit)
-
-    def _finish_visit(self, result) -> None:
-        last = self.records[-1]
-        last.communication_s += result.cost_s
-        last.time_s += result.cost_s
+            yield self.final_allreduce(rank)
 
     def _finish_level(self, closing) -> None:
-        env = self.ctx.env
         work, phases, final, traffic = self._plan
-        new = work.new_vertices
-        self.parent[new] = work.new_parents
-        self.visited[new] = True
-        time_s = env.now - self._level_start
+        time_s = self.ctx.env.now - self._level_start
         per_node = sum(compute for compute, _, _ in phases) + final
         compute_mean = float(per_node.mean())
         comm = self._comm + closing.cost_s
-        sync = time_s - compute_mean - comm
         self.records.append(LevelRecord(
             root=self.root,
             level=self._level,
@@ -196,28 +163,15 @@ class _Run:
             time_s=time_s,
             compute_s=compute_mean,
             communication_s=comm,
-            synchronisation_s=0.0 if sync < 1e-9 * time_s else sync,
+            synchronisation_s=without_rounding_noise(time_s - compute_mean - comm, time_s),
             compute_max_s=float(per_node.max()),
             bottleneck="none",
             collective_bytes=float(8 * self._closing_words * max(self.N - 1, 0)),
             edges_sent=int(sum(t.edges.sum() for t in traffic)),
             backward_messages=int(sum(t.backward_packets for t in traffic)),
         ))
-        frontier_edges = int(self.layout.degree[new].sum())
-        if self.options.direction_optimising:
-            self.direction = calc_direction(frontier_edges, self.n - int(self.visited.sum()))
-        self.frontier = new
         self._plan = None
-        self._level += 1
-        self._level_start = env.now
-        self._done = len(new) == 0
-
-    def execute(self) -> RootRun:
-        env = self.ctx.env
-        nodes = [env.process(self.node_program(rank)) for rank in range(self.N)]
-        env.run()
-        assert all(node.triggered for node in nodes), "a node process did not finish its BFS"
-        return RootRun(root=self.root, parent=self.parent, time_s=env.now, levels=self.records)
+        self.advance(work)
 
 
 ALGORITHM_VARIANTS = {

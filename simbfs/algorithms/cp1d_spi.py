@@ -38,10 +38,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..bfs.direction import BOTTOM_UP, TOP_DOWN
-from ..engine import Simulation
+from ..engine import Simulation, run_node_programs
 from ..errors import UserError
 from ..graph import Graph
-from ..records import LevelRecord, RootRun
+from ..records import LevelRecord, RootRun, without_rounding_noise
 from . import cp1d
 from .cp1d import CP1DOptions, Layout, LevelWork, Traffic
 
@@ -60,7 +60,7 @@ class ClaimDelay:
     """Time from a remote probe to its claim being visible to the prober."""
 
     def __init__(self, sim: Simulation, sweep_time: np.ndarray, probe_rate=None, answer_rate=None,
-                 per_packet=(85.0, 85.0)):
+                 per_packet: float = 1.0):
         self.sweep_time = sweep_time
         net = sim.machine.network
         self._hops = sim.topology.hop_matrix
@@ -75,7 +75,7 @@ class ClaimDelay:
         if rate is None:
             return 0.0
         r = rate[src, dst]
-        wait = np.divide(self._per_packet[0] / 2, r, out=np.full(len(src), np.inf), where=r > 0)
+        wait = np.divide(self._per_packet / 2, r, out=np.full(len(src), np.inf), where=r > 0)
         return np.minimum(wait, cap)
 
     def __call__(self, prober: np.ndarray, owner: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -162,15 +162,16 @@ def spi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes:
     return structure + max(tuples, visit)
 
 
-class _Run:
+class Cp1dRun:
+    """What one root's run of a cp1d-* code keeps, whatever its timing: the
+    BFS state, the level records, the closing allreduces of Algorithm 4."""
+
     def __init__(self, algorithm: CP1DSPI, sim: Simulation, graph: Graph, root: int):
-        self.algorithm = algorithm
         self.options = algorithm.options
         self.sim = sim
         self.machine = sim.machine
         self.cp = sim.machine.cp1d
         self.layout = algorithm.layout(graph, sim)
-        self.graph = graph
         self.N = sim.nodes
         self.n = graph.num_vertices
         self.ctx = sim.context()
@@ -179,19 +180,59 @@ class _Run:
         self.parent[root] = root
         self.visited = np.zeros(self.n, dtype=bool)
         self.visited[root] = True
+        self.unvisited = self.n - 1
         self.frontier = np.array([root], dtype=np.int64)
         self.direction = TOP_DOWN
         self.records: list[LevelRecord] = []
         self._level = 0
         self._level_start = 0.0
         self._done = False
-        self._busy = None
-        self._pending = None
         heavy = self.layout.heavy_count if self.options.load_balancing else 0
         # Closing allreduce: two counts, plus Vis^H and Out^H as 64-bit
         # words (Algorithm 4, lines 14-15); P^H once at the end.
         self._closing_words = 2 + 2 * (-(-heavy // 64))
         self._final_words = heavy
+
+    def closing_allreduce(self, rank: int, after: float):
+        return self.ctx.collectives.allreduce(rank, np.zeros(self._closing_words, dtype=np.int64), np.add,
+                                              on_complete=self._finish_level, after=after)
+
+    def final_allreduce(self, rank: int):
+        """P^H, when there are heavy vertices: one allreduce picks their parents."""
+        return self.ctx.collectives.allreduce(rank, np.zeros(self._final_words, dtype=np.int64), np.minimum,
+                                              on_complete=self._finish_visit)
+
+    def _finish_visit(self, result) -> None:
+        last = self.records[-1]
+        last.communication_s += result.cost_s
+        last.time_s += result.cost_s
+
+    def _finish_level(self, closing) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def advance(self, work: LevelWork) -> None:
+        """Apply a finished level's claims and choose the next direction."""
+        new = work.new_vertices
+        self.parent[new] = work.new_parents
+        self.visited[new] = True
+        self.unvisited -= len(new)
+        if self.options.direction_optimising:
+            self.direction = calc_direction(int(self.layout.degree[new].sum()), self.unvisited)
+        self.frontier = new
+        self._level += 1
+        self._level_start = self.ctx.env.now
+        self._done = len(new) == 0
+
+    def execute(self) -> RootRun:
+        time_s = run_node_programs(self.ctx, self.node_program, self.N)
+        return RootRun(root=self.root, parent=self.parent, time_s=time_s, levels=self.records)
+
+
+class _Run(Cp1dRun):
+    def __init__(self, algorithm: CP1DSPI, sim: Simulation, graph: Graph, root: int):
+        super().__init__(algorithm, sim, graph, root)
+        self._busy = None
+        self._pending = None
 
     # -------------------------------------------------------- one level
     def _price(self, work: LevelWork):
@@ -202,17 +243,14 @@ class _Run:
         traffic = cp1d.encode(layout, work.streams, self.cp, machine.network.packet_payload_bytes, opts.compression)
         loads = self.ctx.network.traffic_loads(traffic.payload, traffic.packets)
         clock = machine.node.clock_hz
-        cycles = cp1d.thread_cycles(machine, layout, work.ops, opts.compression)
+        receive_ops = ("unpack", "claim")
+        scan_s = cp1d.thread_cycles(machine, layout, {k: v for k, v in work.ops.items() if k not in receive_ops},
+                                    opts.compression) / clock
+        receive_s = cp1d.thread_cycles(machine, layout, {k: work.ops[k] for k in receive_ops},
+                                       opts.compression) / clock
         msg = machine.messaging
         overhead = (loads.packets_out * msg.send_overhead_s + loads.packets_in * msg.receive_overhead_s) / layout.T
-        thread_s = cycles / clock + overhead[:, None]
-        cpu = thread_s.max(axis=1)
-        scan_ops = ("index_word", "vertex_header", "edge_entry", "pack", "compress", "bitmap_test")
-        partial = {k: v for k, v in work.ops.items()}
-        scan = (cp1d.thread_cycles(machine, layout, {k: partial[k] for k in scan_ops}, opts.compression)
-                / clock).max(axis=1)
-        receive = (cp1d.thread_cycles(machine, layout, {k: partial[k] for k in ("unpack", "claim")},
-                                      opts.compression) / clock).max(axis=1)
+        cpu = (scan_s + receive_s + overhead[:, None]).max(axis=1)
         memory = cp1d.memory_seconds(machine, layout, work.ops)
         net = machine.network
         packet_flight = (net.packet_payload_bytes + net.packet_header_bytes) / net.link_bandwidth_Bps
@@ -220,25 +258,26 @@ class _Run:
         if loads.wire_bytes:
             drain = (loads.latency_s + packet_flight) * (2 if work.direction == BOTTOM_UP else 1)
         busy = np.maximum.reduce([cpu, loads.inject_s, loads.eject_s, np.full(self.N, loads.link_s), memory]) + drain
-        return busy, cpu, scan, receive, traffic, loads
+        return busy, cpu, scan_s.max(axis=1), receive_s.max(axis=1), traffic, loads
 
     def _level_work(self):
         opts = self.options
         if self.direction == TOP_DOWN:
             work = cp1d.top_down(self.layout, self.frontier, self.visited, opts)
             return work, self._price(work)
-        # Bottom-up: first pass with network latency only, second with the
-        # first pass's sweep times and stream rates.
+        # Bottom-up: first pass with no remote claim visible, second with
+        # the first pass's sweep times and stream rates.
         level = cp1d.bottom_up(self.layout, self.frontier, self.visited, opts)
         work = level(NeverVisible(self.N))
         priced = self._price(work)
-        busy = priced[0]
+        busy, traffic = priced[0], priced[4]
         probe_rate, answer_rate = self._rates(work, busy)
-        delay = ClaimDelay(self.sim, busy, probe_rate, answer_rate, per_packet=self._per_packet(priced[4]))
+        delay = ClaimDelay(self.sim, busy, probe_rate, answer_rate, per_packet=self._per_packet(traffic))
         work = level(delay)
         return work, self._price(work)
 
     def _rates(self, work: LevelWork, busy: np.ndarray):
+        """Edges per second on every (sender, receiver) pair, per channel."""
         N = self.N
         rates = []
         for s in work.streams:
@@ -246,40 +285,28 @@ class _Run:
             rates.append(counts / np.maximum(busy, 1e-12)[:, None])
         return rates[0], rates[1]
 
-    def _per_packet(self, traffic: Traffic) -> tuple[float, float]:
+    def _per_packet(self, traffic: Traffic) -> float:
+        """Edges one packet carries on average (a full uncompressed one if none was sent)."""
         packets = traffic.packets.sum()
-        per = float(traffic.edges.sum() / packets) if packets else 85.0
-        return per, per
+        if packets:
+            return float(traffic.edges.sum() / packets)
+        return float(np.floor(self.machine.network.packet_payload_bytes / self.cp.uncompressed_entry_bytes))
 
     def node_program(self, rank: int):
-        coll = self.ctx.collectives
         while not self._done:
             if self._busy is None:
                 work, priced = self._level_work()
                 self._pending = (work, priced)
                 self._busy = priced[0].tolist()
-            yield coll.allreduce(rank, np.zeros(self._closing_words, dtype=np.int64), np.add,
-                                 on_complete=self._finish_level, after=self._busy[rank])
+            yield self.closing_allreduce(rank, after=self._busy[rank])
         if self._final_words:
-            yield coll.allreduce(rank, np.zeros(self._final_words, dtype=np.int64), np.minimum,
-                                 on_complete=self._finish_visit)
-
-    def _finish_visit(self, result) -> None:
-        """P^H: one allreduce picks a parent for every heavy vertex."""
-        last = self.records[-1]
-        last.communication_s += result.cost_s
-        last.time_s += result.cost_s
+            yield self.final_allreduce(rank)
 
     def _finish_level(self, closing) -> None:
-        env = self.ctx.env
         work, (busy, cpu, scan, receive, traffic, loads) = self._pending
-        reduce_cost = closing.cost_s
-        time_s = env.now - self._level_start
-        new = work.new_vertices
-        self.parent[new] = work.new_parents
-        self.visited[new] = True
+        time_s = self.ctx.env.now - self._level_start
         compute_mean = float(cpu.mean())
-        comm = float((busy - cpu).mean()) + reduce_cost
+        comm = float((busy - cpu).mean()) + closing.cost_s
         self.records.append(LevelRecord(
             root=self.root,
             level=self._level,
@@ -291,7 +318,7 @@ class _Run:
             time_s=time_s,
             compute_s=compute_mean,
             communication_s=comm,
-            synchronisation_s=_without_rounding_noise(time_s - compute_mean - comm, time_s),
+            synchronisation_s=without_rounding_noise(time_s - compute_mean - comm, time_s),
             compute_max_s=float(cpu.max()),
             bottleneck=_bottleneck(cpu, loads),
             collective_bytes=float(8 * self._closing_words * max(self.N - 1, 0)),
@@ -301,26 +328,9 @@ class _Run:
             receive_s=float(receive.mean()),
             flush_s=float((busy - cpu).mean()),
         ))
-        frontier_edges = int(self.layout.degree[new].sum())
-        if self.options.direction_optimising:
-            self.direction = calc_direction(frontier_edges, self.n - int(self.visited.sum()))
-        self.frontier = new
         self._busy = None
         self._pending = None
-        self._level += 1
-        self._level_start = env.now
-        self._done = len(new) == 0
-
-    def execute(self) -> RootRun:
-        env = self.ctx.env
-        nodes = [env.process(self.node_program(rank)) for rank in range(self.N)]
-        env.run()
-        assert all(node.triggered for node in nodes), "a node process did not finish its BFS"
-        return RootRun(root=self.root, parent=self.parent, time_s=env.now, levels=self.records)
-
-
-def _without_rounding_noise(value: float, scale: float) -> float:
-    return 0.0 if value < 1e-9 * scale else value
+        self.advance(work)
 
 
 def _bottleneck(cpu: np.ndarray, loads) -> str:

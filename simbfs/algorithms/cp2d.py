@@ -83,11 +83,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..bfs.direction import TOP_DOWN
-from ..engine import Simulation
+from ..engine import Simulation, run_node_programs
 from ..errors import UserError
 from ..graph import Graph
 from ..machine.model import Machine
-from ..records import LevelRecord, RootRun
+from ..records import LevelRecord, RootRun, without_rounding_noise
 from . import cp1d
 from .bsp1d import gather_adjacency
 
@@ -389,7 +389,7 @@ class _Run:
             time_s=time_s,
             compute_s=compute_mean,
             communication_s=comm,
-            synchronisation_s=0.0 if sync < 1e-9 * time_s else sync,
+            synchronisation_s=without_rounding_noise(sync, time_s),
             compute_max_s=compute_max,
             bottleneck=largest[1] if largest[0] > 0 else "none",
             collective_bytes=float(8 * max(self.N - 1, 0)),
@@ -405,11 +405,8 @@ class _Run:
         self._done = int(closing.value[0]) == 0
 
     def execute(self) -> RootRun:
-        env = self.ctx.env
-        nodes = [env.process(self.node_program(rank)) for rank in range(self.N)]
-        env.run()
-        assert all(node.triggered for node in nodes), "a node process did not finish its BFS"
-        return RootRun(root=self.root, parent=self.parent, time_s=env.now, levels=self.records)
+        time_s = run_node_programs(self.ctx, self.node_program, self.N)
+        return RootRun(root=self.root, parent=self.parent, time_s=time_s, levels=self.records)
 
 
 ALGORITHM_VARIANTS = {

@@ -4,11 +4,12 @@ from .collectives import CollectiveResult, Collectives
 from .dma import DMAEngine, SharedMemoryPort
 from .network import ExchangeCost, Network
 from .recorder import NULL_RECORDER, NullRecorder, Span, TimelineRecorder
-from .simulation import SimContext, Simulation
+from .simulation import SimContext, Simulation, run_node_programs
 from .topology import TOPOLOGIES, Crossbar, Topology, Torus, make_topology
 
 __all__ = [
     "CollectiveResult", "Collectives", "Crossbar", "DMAEngine", "ExchangeCost", "Network",
     "NULL_RECORDER", "NullRecorder", "Span", "TimelineRecorder",
-    "SharedMemoryPort", "SimContext", "Simulation", "TOPOLOGIES", "Topology", "Torus", "make_topology",
+    "SharedMemoryPort", "SimContext", "Simulation",
+    "run_node_programs", "TOPOLOGIES", "Topology", "Torus", "make_topology",
 ]

@@ -31,6 +31,17 @@ class SimContext:
     recorder: object = NULL_RECORDER
 
 
+def run_node_programs(ctx: SimContext, program, nodes: int) -> float:
+    """Start ``program(rank)`` as a process for every node, run the
+    environment to its end and return the finish time. A node stuck in a
+    collective would end the run early, silently: that is an error."""
+    env = ctx.env
+    processes = [env.process(program(rank)) for rank in range(nodes)]
+    env.run()
+    assert all(process.triggered for process in processes), "a node process did not finish its BFS"
+    return env.now
+
+
 class Simulation:
     def __init__(self, machine: Machine, nodes: int, topology: Topology | None = None, *, executed: bool = True):
         if nodes < 1:
