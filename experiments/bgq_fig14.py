@@ -1,0 +1,119 @@
+"""BlueGene/Q Fig. 14 (seed 000, IV-E): the graph representation's impact
+on the level times, without direction optimisation.
+
+Executed with cp1d-spi, direction optimisation off (as in the paper), with
+the three representations of IV-E: the coarse index (one word per 64 source
+vertices, the paper's choice), the skip list (the same structure without the
+index: every source-vertex header is visited) and a plain edge list (every
+stored pair is read every level). Per level, the mean over the roots of the
+level time. The BFS itself is the same in all three (the representation
+changes how the structure is read, not which edges are examined).
+
+Claim compared (../shared/reference/claims.yaml): `bgq.representation` -
+without direction optimisation, the coarse index is slightly slower than
+the index-free skip list in the central levels but cheaper in the light
+levels; both beat a plain edge list. Central levels here: the two levels
+with the most edges examined; light levels: all others. The figure's values
+are not in the paper's text.
+
+    python experiments/bgq_fig14.py [--quick] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import time
+
+try:
+    from experiments import bgq_common as B
+except ImportError:
+    import bgq_common as B
+
+BASE = "cp1d-spi:direction-optimising=off"
+VARIANTS = {
+    "coarse index": f"{BASE},representation=coarse-index",
+    "skip list": f"{BASE},representation=skip-list",
+    "edge list": f"{BASE},representation=edge-list",
+}
+NODES, SCALE, ROOTS = 64, 18, 8
+QUICK = (32, 12, 2)
+SAME = 0.005  # central-level times closer than this are "the same", not the paper's visible "slightly slower"
+
+
+def main(argv=None):
+    args = B.parser(__doc__, B.RESULTS).parse_args(argv)
+    out = B.out_dir(args)
+    nodes, scale, roots = QUICK if args.quick else (NODES, SCALE, ROOTS)
+    started = time.time()
+    rows, teps = [], {}
+    for label, algorithm in VARIANTS.items():
+        doc = B.simulate(algorithm, nodes, scale, roots)
+        teps[label] = B.gteps(doc)
+        for row in B.level_means(doc, "time_s", "scan_s", "receive_s", "flush_s", "edges_examined",
+                                 "frontier_vertices"):
+            rows.append({"variant": label, "paper_level": row["level"] + 1, **row})
+    B.write_csv(out / "fig14_representations.csv", rows)
+    _plot(rows, out / "fig14_representations.png", nodes, scale)
+
+    by = {label: {r["level"]: r for r in rows if r["variant"] == label} for label in VARIANTS}
+    coarse, skip, plain = (by[label] for label in VARIANTS)
+    levels = sorted(coarse)
+    print(f"Fig. 14, {B.reduced_size_note(nodes, scale)}; direction optimisation off, mean over {roots} roots")
+    print(f"  {'level':>7s} {'edges examined':>15s} {'coarse index':>13s} {'skip list':>10s} {'edge list':>10s}  (us)")
+    for k in levels:
+        print(f"  {k:>2d} ({k + 1:>2d}) {coarse[k]['edges_examined']:15,.0f} {coarse[k]['time_s'] * 1e6:13.2f} "
+              f"{skip[k]['time_s'] * 1e6:10.2f} {plain[k]['time_s'] * 1e6:10.2f}")
+    print("  harmonic mean: " + ", ".join(f"{label} {value:.2f} GTEPS" for label, value in teps.items()))
+    same = all([by[label][k]["edges_examined"] for k in levels] == [coarse[k]["edges_examined"] for k in levels]
+               for label in VARIANTS)
+    print(f"  the same BFS in all three (edges examined per level): {'yes' if same else 'NO'}")
+
+    central = sorted(sorted(levels, key=lambda k: coarse[k]["edges_examined"])[-2:])
+    light = [k for k in levels if k not in central]
+
+    def total(variant, ks):
+        return sum(variant[k]["time_s"] for k in ks)
+
+    print(f"  bgq.representation (trend): central levels {central[0]} and {central[1]} ({central[0] + 1} and "
+          f"{central[1] + 1} counted from 1), light levels {', '.join(map(str, light))}")
+    per_level = ", ".join(f"level {k} {coarse[k]['time_s'] / skip[k]['time_s'] - 1:+.2%}" for k in central)
+    slower = total(coarse, central) / total(skip, central) - 1
+    if abs(slower) < SAME:
+        verdict = f"NOT as the paper says (within {SAME:.1%}: no visible difference)"
+    else:
+        verdict = "as the paper says" if 0 < slower < 0.1 else "NOT as the paper says"
+    print(f"    central levels: coarse index {total(coarse, central) * 1e6:.2f} us against skip list "
+          f"{total(skip, central) * 1e6:.2f} us, {slower:+.2%} ({per_level}) -> slightly slower: {verdict}")
+    cheaper = total(coarse, light) / total(skip, light)
+    print(f"    light levels: coarse index {total(coarse, light) * 1e6:.2f} us against skip list "
+          f"{total(skip, light) * 1e6:.2f} us ({cheaper:.2f}x) -> cheaper: "
+          f"{'as the paper says' if cheaper < 1 else 'NOT as the paper says'}")
+    beaten = [k for k in levels if plain[k]["time_s"] > max(coarse[k]["time_s"], skip[k]["time_s"])]
+    beat = total(plain, levels) > max(total(coarse, levels), total(skip, levels))
+    print(f"    edge list: {total(plain, levels) * 1e6:.1f} us per BFS against {total(coarse, levels) * 1e6:.1f} "
+          f"(coarse index) and {total(skip, levels) * 1e6:.1f} (skip list), slower than both in {len(beaten)} of "
+          f"{len(levels)} levels -> both beat it: {'as the paper says' if beat else 'NOT as the paper says'}")
+    print(f"  {time.time() - started:.0f} s; wrote {out / 'fig14_representations.csv'}")
+    return rows
+
+
+def _plot(rows, path, nodes, scale):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, marker in zip(VARIANTS, "os^"):
+        mine = [r for r in rows if r["variant"] == label]
+        ax.plot([r["level"] for r in mine], [r["time_s"] * 1e6 for r in mine], marker=marker, label=label)
+    ax.set_yscale("log")
+    ax.set_xlabel("BFS level (0 = the root's)")
+    ax.set_ylabel("level time, us (mean over roots)")
+    ax.set_title(f"Representations, cp1d-spi without DO, scale {scale}, {nodes} nodes (simulated)", fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()
