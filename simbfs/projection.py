@@ -36,8 +36,9 @@ says why each is reasonable and where it is not):
    exchange + exchange + busiest node's compute after it + collectives, as
    in the executed ``bsp1d`` timeline.
 
-Only the level-synchronous 1D algorithms (``bsp1d-do``, ``bsp1d-topdown``)
-can be projected so far; every output of a projection says "projected".
+This module projects the level-synchronous 1D algorithms (``bsp1d-do``,
+``bsp1d-topdown``); simbfs/projection_cp1d.py projects the paper's own
+``cp1d-spi``. Every output of a projection says "projected".
 """
 
 from __future__ import annotations
@@ -235,7 +236,7 @@ def spread_load(moments: Moments, scale_values: float, nodes: int) -> NodeLoad:
         return NodeLoad(0.0, 0.0)
     mean = moments.total * scale_values / nodes
     spread = math.sqrt(moments.squares / nodes) * scale_values
-    return NodeLoad(mean=mean, busiest=max(mean + _extreme_z(nodes) * spread,
+    return NodeLoad(mean=mean, busiest=max(mean + extreme_z(nodes) * spread,
                                            moments.largest * scale_values + mean))
 
 
@@ -251,12 +252,12 @@ def node_load(moments: Moments, profile_vertices: int, target_vertices: int, nod
     largest = moments.largest * growth.of_vertex(moments.largest_degree)
     variance = max(second - mean * mean, 0.0)
     k = target_vertices / nodes
-    gaussian = k * mean + _extreme_z(nodes) * math.sqrt(variance * k)
+    gaussian = k * mean + extreme_z(nodes) * math.sqrt(variance * k)
     heaviest = largest + mean * max(k - 1, 0.0)
     return NodeLoad(mean=k * mean, busiest=max(gaussian, heaviest, k * mean))
 
 
-def _extreme_z(count: int) -> float:
+def extreme_z(count: int) -> float:
     """Typical largest of ``count`` standard normal draws (0 for one)."""
     if count < 2:
         return 0.0
@@ -267,7 +268,7 @@ def _extreme_z(count: int) -> float:
     return a - (math.log(math.log(count)) + math.log(4 * math.pi)) / (2 * a) + 0.5772156649 / a
 
 
-def _poisson_ceil_mean(rate: float, unit: float) -> float:
+def poisson_ceil_mean(rate: float, unit: float) -> float:
     """E[ceil(X / unit)] for X ~ Poisson(rate) edges and ``unit`` edges per packet."""
     if rate <= 0:
         return 0.0
@@ -277,6 +278,30 @@ def _poisson_ceil_mean(rate: float, unit: float) -> float:
     x = np.arange(top + 1, dtype=np.float64)
     log_pmf = x * math.log(rate) - rate - np.array([math.lgamma(v + 1) for v in x])
     return float(np.dot(np.exp(log_pmf), np.ceil(x / unit)))
+
+
+def link_seconds(topology: Topology, net, all_wire: float, out_wire: float, in_wire: float) -> float:
+    """The busiest link's time for ``all_wire`` bytes spread uniformly over
+    all pairs, when the busiest sender sends ``out_wire`` and the busiest
+    receiver gets ``in_wire``: uniform background traffic (which already
+    holds a typical node's own traffic), plus, on the busiest sender's
+    first-hop (or the busiest receiver's last-hop) link, that node's share
+    of its traffic beyond a typical node's."""
+    nodes = topology.nodes
+    if nodes < 2 or all_wire <= 0:
+        return 0.0
+    background = topology.uniform_max_link_load(all_wire / (nodes * (nodes - 1)))
+    typical_wire = all_wire / nodes
+    out_share, in_share = topology.hot_link_shares()
+    excess = max((out_wire - typical_wire) * out_share, (in_wire - typical_wire) * in_share, 0.0)
+    return (background + excess) / net.link_bandwidth_Bps
+
+
+def longest_route_hops(topology: Topology, talking_pairs: float) -> int:
+    """The longest route among ``talking_pairs`` random pairs: the typical
+    maximum of that many draws from the hop distribution."""
+    cdf = np.cumsum(topology.hop_distribution())
+    return int(np.searchsorted(cdf ** max(talking_pairs, 1.0), 0.5))
 
 
 @dataclass
@@ -309,8 +334,8 @@ def exchange_estimate(machine: Machine, topology: Topology, sent: NodeLoad, rece
     def packets_and_wire(edges: float, peers: float) -> tuple[float, float]:
         """Packets and wire bytes of ``edges`` spread over ``peers`` buffers."""
         rate = edges / peers
-        packets = peers * _poisson_ceil_mean(rate, per_packet)
-        padded = peers * _poisson_ceil_mean(rate, granule_edges) * net.packet_granule_bytes
+        packets = peers * poisson_ceil_mean(rate, per_packet)
+        padded = peers * poisson_ceil_mean(rate, granule_edges) * net.packet_granule_bytes
         return packets, padded + packets * net.packet_header_bytes
 
     senders = nodes * -math.expm1(-max(frontier_vertices, 1.0) / nodes)
@@ -326,17 +351,9 @@ def exchange_estimate(machine: Machine, topology: Topology, sent: NodeLoad, rece
     # typical node's own traffic), plus, on the busiest sender's first-hop
     # (or the busiest receiver's last-hop) link, that node's share of its
     # traffic beyond a typical node's.
-    background = topology.uniform_max_link_load(all_wire / (nodes * (nodes - 1)))
-    typical_wire = all_wire / nodes
-    out_share, in_share = topology.hot_link_shares()
-    excess = max((out_wire - typical_wire) * out_share, (in_wire - typical_wire) * in_share, 0.0)
-    link = (background + excess) / net.link_bandwidth_Bps
-    # The longest route among the pairs that talk: the typical maximum of
-    # that many draws from the hop distribution.
+    link = link_seconds(topology, net, all_wire, out_wire, in_wire)
     talking_pairs = nodes * (nodes - 1) * -math.expm1(-total_edges / (nodes * (nodes - 1)))
-    cdf = np.cumsum(topology.hop_distribution())
-    hops = int(np.searchsorted(cdf ** max(talking_pairs, 1.0), 0.5))
-    latency = hops * net.hop_latency_s
+    latency = longest_route_hops(topology, talking_pairs) * net.hop_latency_s
     overhead = max(out_packets * messaging.send_overhead_s + typical_in_packets * messaging.receive_overhead_s,
                    sender_packets * messaging.send_overhead_s + in_packets * messaging.receive_overhead_s)
     terms = {"injection": inject, "ejection": eject, "link": link, "overhead": overhead, "latency": latency}
@@ -416,8 +433,24 @@ def project_root(profile: RootProfile, machine: Machine, topology: Topology, pro
     return edges, total, records
 
 
-def check_projectable(algorithm) -> None:
-    if not isinstance(algorithm, BSP1D):
-        raise UserError(f"--mode project is available for the level-synchronous 1D algorithms "
-                        f"(bsp1d-do, bsp1d-topdown), not yet for {algorithm.name}; execute it instead "
-                        f"(--mode execute) at a size this computer can hold")
+def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm: BSP1D, profile_scale: int,
+            target_scale: int, edgefactor: int, progress=lambda message: None) -> list:
+    """Steps 1-4 for every search key: [(root, edges, time, records)]."""
+    profiles = profile_roots(graph, keys, machine, topology.nodes, algorithm)
+    results = []
+    for profile in profiles:
+        edges, time_s, records = project_root(profile, machine, topology, profile_scale, target_scale, edgefactor)
+        results.append((profile.root, edges, time_s, records))
+    return results
+
+
+def projector_for(algorithm):
+    """The ``project`` function of the module that projects ``algorithm``
+    (its class names it in ``projection``), or a UserError."""
+    import importlib
+
+    module = getattr(algorithm, "projection", None)
+    if module is None:
+        raise UserError(f"--mode project is available for bsp1d-do, bsp1d-topdown and cp1d-spi, not yet for "
+                        f"{algorithm.name}; execute it instead (--mode execute) at a size this computer can hold")
+    return importlib.import_module(module).project

@@ -78,9 +78,9 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
     if config.profile_scale is not None and not projecting:
         raise UserError("--profile-scale only applies to --mode project; drop it, or add --mode project")
     if projecting:
-        from .projection import check_projectable
+        from .projection import projector_for
 
-        check_projectable(algorithm)
+        projector_for(algorithm)  # a clear error before anything is loaded
     sim = Simulation(machine, nodes, executed=not projecting)
     _check_fits_machine(spec, machine, nodes, algorithm)
     if hasattr(algorithm, "check"):
@@ -159,7 +159,7 @@ MIN_PROFILE_SCALE = 10
 def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec, sim: Simulation,
              progress: Callable[[str], None]) -> dict:
     """--mode project: predict the run from a BFS profile at a smaller scale."""
-    from .projection import profile_roots, project_root
+    from .projection import projector_for
 
     if spec.kind != "kronecker":
         raise UserError("--mode project models how Graph500 Kronecker graphs change with scale; "
@@ -174,12 +174,11 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
     graph = load_graph(profile_spec, config.cache_dir, progress=progress)
     keys = search_keys(graph, config.roots, seed=config.seed)
     progress(f"profiling {len(keys)} roots at scale {profile_scale} for {nodes} nodes at scale {spec.scale}")
-    profiles = profile_roots(graph, keys, machine, nodes, algorithm)
+    project = projector_for(algorithm)
     roots, levels = [], []
-    for profile in profiles:
-        edges, time_s, records = project_root(profile, machine, sim.topology, profile_scale, spec.scale,
-                                              spec.edgefactor)
-        roots.append(RootRecord(root=profile.root, edges=int(round(edges)), time_s=time_s,
+    for root, edges, time_s, records in project(graph, keys, machine, sim.topology, algorithm, profile_scale,
+                                                spec.scale, spec.edgefactor, progress):
+        roots.append(RootRecord(root=root, edges=int(round(edges)), time_s=time_s,
                                 teps=edges / time_s, valid=None, levels=len(records)))
         levels.extend(record.as_dict() for record in records)
     return _document(config, machine, nodes, algorithm, spec, sim, roots, levels,

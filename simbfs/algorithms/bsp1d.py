@@ -118,6 +118,7 @@ class BSP1D:
     # Bottom-up levels search a vertex's own adjacency for a parent: the
     # adjacency must be symmetric.
     directed_graphs = False
+    projection = "simbfs.projection"  # the module that projects it (--mode project)
 
     def __init__(self, name: str, direction_optimising: bool, alpha: float = 15.0, beta: float = 18.0):
         self.name = name

@@ -131,7 +131,8 @@ class Layout:
     """What does not change between roots: owners, thread slices, heavy set,
     per-node structure sizes."""
 
-    def __init__(self, graph: Graph, nodes: int, threads: int, heavy_count: int, index_stride: int):
+    def __init__(self, graph: Graph, nodes: int, threads: int, heavy_count: int, index_stride: int,
+                 share_limit: int | None = HEAVY_SHARE_LIMIT):
         n = graph.num_vertices
         self.graph = graph
         self.n = n
@@ -142,8 +143,11 @@ class Layout:
         self.degree = graph.degree.astype(np.int64, copy=False)
         # LB is sized for the paper's graphs (2^34 and more vertices); on the
         # small graphs executed here it is capped at n / 1024 so that the
-        # 1D distribution still holds almost every vertex.
-        heavy_count = min(heavy_count, n // HEAVY_SHARE_LIMIT, int(np.count_nonzero(self.degree)))
+        # 1D distribution still holds almost every vertex. (A projection
+        # sets its own heavy count, matched to the target: share_limit None.)
+        if share_limit:
+            heavy_count = min(heavy_count, n // share_limit)
+        heavy_count = min(heavy_count, int(np.count_nonzero(self.degree)))
         self.heavy = np.zeros(n, dtype=bool)
         if heavy_count:
             order = np.lexsort((np.arange(n), -self.degree))
@@ -443,7 +447,12 @@ def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options
             found[found] = h_hit[k[found]] < s_end[found]
             read = s_end - s_start
             read[found] = h_hit[k[found]] - s_start[found] + 1
-            h_thread = layout.local_thread(h_u[s_start], h_node[s_start])
+            # One thread scans a (v, node) segment, in neighbour order, to its
+            # first hit; segments go to threads by v's slice, so each thread
+            # takes its share of the heavy vertices. (Not by the segment's
+            # first neighbour: the smallest local id sits at the start of the
+            # node's range, and every segment would land on thread 0.)
+            h_thread = layout.slice_of(h_v[s_start])
             _add(ops["edge_entry"], h_node[s_start], h_thread, read)
             _add(ops["bitmap_test"], h_node[s_start], h_thread, read)
             examined += int(read.sum())
@@ -539,40 +548,49 @@ RANDOM_ACCESSES = {
 }
 
 
-def thread_cycles(machine: Machine, layout: Layout, ops: dict, compression: bool) -> np.ndarray:
-    """(N, T) cycles each thread is busy. A thread's operation takes its
-    issue cycles plus the latency of its random accesses; a core shared by
-    k threads issues for one at a time, so an operation costs
+def op_cycles(machine: Machine, threads: int, local_vertices: float, heavy_count: int,
+              compression: bool) -> dict:
+    """Cycles one operation of each kind costs a thread. An operation takes
+    its issue cycles plus the latency of its random accesses; a core shared
+    by k threads issues for one at a time, so it costs
     max(issue + latency, k x issue): more threads hide more latency until
-    the core's issue slots are full (Fig. 11)."""
+    the core's issue slots are full (Fig. 11). ``local_vertices``: the
+    largest node's vertex count (its bitmaps and parents set the latency)."""
     cp = machine.cp1d
     memory = machine.node.memory_hierarchy
-    local = float(layout.local_vertices.max())
-    bitmap_set = 3 * local / 8 + 3 * layout.heavy_count / 8  # In, Out, Vis (+ their H copies)
-    parent_set = 8 * local
+    bitmap_set = 3 * local_vertices / 8 + 3 * heavy_count / 8  # In, Out, Vis (+ their H copies)
+    parent_set = 8 * local_vertices
     bitmap_latency = memory.access_cycles(bitmap_set)
     parent_latency = memory.access_cycles(parent_set)
     cores = int(machine.node.cores)
-    per_core = -(-layout.T // cores)
+    per_core = -(-threads // cores)
     sharing = min(per_core, int(machine.node.threads_per_core))
-    total = np.zeros((layout.N, layout.T))
-    for name, counts in ops.items():
-        if name == "compress" and not compression:
-            continue
+    costs = {}
+    for name in OP_NAMES:
         issue = getattr(cp.cycles, f"{name}_cycles")
         bitmaps, parents = RANDOM_ACCESSES[name]
         latency = bitmaps * bitmap_latency + parents * parent_latency
-        total += counts * max(issue + latency, sharing * issue)
+        costs[name] = 0.0 if name == "compress" and not compression else max(issue + latency, sharing * issue)
+    return costs
+
+
+def thread_cycles(machine: Machine, layout: Layout, ops: dict, compression: bool) -> np.ndarray:
+    """(N, T) cycles each thread is busy (costs per operation: op_cycles)."""
+    costs = op_cycles(machine, layout.T, float(layout.local_vertices.max()), layout.heavy_count, compression)
+    total = np.zeros((layout.N, layout.T))
+    for name, counts in ops.items():
+        total += counts * costs[name]
     return total
 
 
-def memory_seconds(machine: Machine, layout: Layout, ops: dict) -> np.ndarray:
+def memory_seconds(machine: Machine, layout: Layout, ops: dict, local_vertices: float | None = None) -> np.ndarray:
     """Per node, the time main memory needs for the level's traffic:
     adjacency streamed at its entry size, and every missing random access
-    one cache line."""
+    one cache line. ``local_vertices`` (default: the layout's largest node)
+    sets the bitmaps' and parents' sizes, hence the miss rates."""
     cp = machine.cp1d
     memory = machine.node.memory_hierarchy
-    local = float(layout.local_vertices.max())
+    local = float(layout.local_vertices.max()) if local_vertices is None else float(local_vertices)
     miss_bitmap = memory.miss_rate(3 * local / 8)
     miss_parent = memory.miss_rate(8 * local)
     lines = sum(ops[name].sum(axis=1) * (b * miss_bitmap + p * miss_parent)

@@ -48,6 +48,8 @@ SCAN_OPS = ("index_word", "vertex_header", "edge_entry", "bitmap_test")
 class CP1DMPI(CP1DSPI):
     """Seed 000's bulk-synchronous MPI 1D BFS (IV-B)."""
 
+    projection = None  # its two-phase all-to-all has no projection yet
+
     @property
     def summary(self) -> str:
         return "Checconi & Petrini bulk-synchronous 1D BFS over MPI (two-phase all-to-all), " + \

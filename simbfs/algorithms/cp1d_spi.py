@@ -103,7 +103,7 @@ class CP1DSPI:
     """Seed 000's asynchronous direction-optimising 1D BFS over SPI."""
 
     directed_graphs = False
-    projectable = False
+    projection = "simbfs.projection_cp1d"  # --mode project
 
     def __init__(self, name: str, options: CP1DOptions = CP1DOptions()):
         self.name = name

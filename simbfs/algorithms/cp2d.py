@@ -161,7 +161,7 @@ class CP2D:
     """The previous-generation 2D BFS of seed 000's reference [4]."""
 
     directed_graphs = False
-    projectable = False
+    projection = None  # not projectable yet
 
     def __init__(self, name: str):
         self.name = name

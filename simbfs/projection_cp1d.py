@@ -1,0 +1,480 @@
+"""Projection of Checconi & Petrini's asynchronous 1D BFS (cp1d-spi) to runs
+too large to execute (mode "projected").
+
+The executed cp1d-spi prices a level per node as
+
+    busy = max(cpu, inject, eject, busiest link, memory) + drain
+
+plus the closing allreduce (cp1d_spi.py). A projection prices the same
+terms for the target (N nodes, scale S) without its graph, in four steps
+(docs/background/projection.md, "cp1d-spi"):
+
+1. **Profile on real data.** The paper's own level functions
+   (cp1d.top_down, cp1d.bottom_up) run on a Graph500 graph at the profile
+   scale s, laid out on V *virtual nodes* (V = N when the profile graph
+   gives every node at least 256 vertices, else fewer) with the target's
+   threads. The heavy set is sized so that it holds the share of the
+   adjacency that the target's LB heaviest vertices hold (closed form of
+   kronecker_theory), because that share decides how many bottom-up hits
+   are found locally and how much traffic load balancing removes. Each
+   level's direction is CalcDirection evaluated with the target's counts.
+
+2. **Per-cell work.** The level functions give operation counts per
+   (virtual node, thread), edges per stream and per sweep vertex. Each
+   count is priced with the target's per-operation cycles (its bitmaps'
+   and parents' sizes set the latency) and grown per item: the mean
+   degree's growth for work per adjacency entry, none for work per vertex.
+
+3. **Target nodes.** A target cell holds kappa = (n / N) / (s-vertices per
+   virtual node) times as many items as a virtual one (bulk levels), so its
+   mean is kappa times the virtual mean. Its excess over the mean has two
+   parts, and the larger is kept: a Gaussian part (the virtual cells'
+   robust spread, grown by sqrt(kappa) and the degree distribution's
+   widening, times the typical extreme of N cells), and a hub part (what
+   the heaviest virtual cell holds beyond the Gaussian extreme: one heavy
+   light vertex, grown with that vertex's degree). Seed levels (the root's
+   first few, small frontiers) keep their vertices instead: kappa = V / N.
+
+4. **Messages and machine.** Bytes and packets per stream come from a
+   closed form of the paper's compression (4 B when the delta to the
+   previous edge's sweep vertex is 0..127, else 8 B, 8 B per packet): a
+   sweep vertex u with c edges in the level puts Poisson(c / streams) of
+   them into each stream; duplicates are short, and consecutive distinct
+   ones are short with probability 1 - exp(-127 D / L) for D distinct
+   sweep vertices among the node's L. Injection, ejection, the busiest
+   torus link and the longest route use the same closed forms as the
+   level-synchronous projection (simbfs/projection.py). Bottom-up claim
+   visibility uses the executed model's delays (packet fill at the
+   target's per-pair rates, two flights) in the level functions' own
+   sweep-time rule, after a first pass with no remote claim visible.
+
+Every output of a projection says "projected".
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import simpy
+
+from .algorithms import cp1d
+from .algorithms.cp1d import CP1DOptions, Layout, LevelWork
+from .algorithms.cp1d_spi import NeverVisible, calc_direction
+from .bfs.direction import BOTTOM_UP, TOP_DOWN
+from .engine import Collectives, Network
+from .engine.topology import Topology
+from .graph import Graph
+from .graph.kronecker_theory import expected_simple_degrees
+from .machine.model import Machine
+from .projection import Growth, extreme_z, link_seconds, longest_route_hops, poisson_ceil_mean
+from .records import LevelRecord
+
+VIRTUAL_NODES_MAX = 1024
+VIRTUAL_VERTICES_MIN = 256  # profile vertices per virtual node, at least
+# Work per adjacency entry grows with the mean degree; per vertex it does not.
+EDGE_OPS = ("vertex_header", "edge_entry", "pack", "compress", "unpack", "bitmap_test")
+RECEIVE_OPS = ("unpack", "claim")
+
+
+# ------------------------------------------------------------ heavy set
+def _class_degrees(scale: int, edgefactor: int):
+    """(degree, vertex count) of the Kronecker vertex classes, heaviest first."""
+    degrees = expected_simple_degrees(scale, edgefactor)
+    counts = np.array([math.comb(scale, j) for j in range(scale + 1)], dtype=np.float64)
+    order = np.argsort(-degrees, kind="stable")
+    return degrees[order], counts[order]
+
+
+def heavy_share(scale: int, edgefactor: int, count: float) -> float:
+    """Expected share of the adjacency held by the ``count`` heaviest vertices."""
+    degrees, counts = _class_degrees(scale, edgefactor)
+    taken = np.clip(count - np.concatenate([[0.0], np.cumsum(counts)[:-1]]), 0.0, counts)
+    return float(np.dot(taken, degrees) / np.dot(counts, degrees))
+
+
+def heavy_threshold(scale: int, edgefactor: int, count: int) -> float:
+    """Expected degree of the ``count``-th heaviest vertex (its class's)."""
+    degrees, counts = _class_degrees(scale, edgefactor)
+    reached = np.searchsorted(np.cumsum(counts), count)
+    return float(degrees[min(reached, len(degrees) - 1)])
+
+
+def profile_heavy_count(degree: np.ndarray, growth: Growth, threshold: float) -> int:
+    """How many profile vertices are heavy at the target: those whose degree,
+    grown to the target scale, reaches the target's LB-th largest degree.
+    (Not a share match: the vertices left light must be the target's light
+    ones, or a profile hub would be projected as a light vertex of the
+    target hub's degree.)"""
+    values, counts = np.unique(degree[degree > 0], return_counts=True)
+    grown = values * np.array([growth.of_vertex(float(d)) for d in values])
+    return int(counts[grown >= threshold].sum())
+
+
+def target_heavy_count(lb: int, target_vertices: int) -> int:
+    """The executed rule (cp1d.Layout): LB, at most one per HEAVY_SHARE_LIMIT vertices."""
+    return min(lb, target_vertices // cp1d.HEAVY_SHARE_LIMIT)
+
+
+def virtual_nodes(target_nodes: int, profile_vertices: int) -> int:
+    if target_nodes <= VIRTUAL_NODES_MAX and profile_vertices // target_nodes >= VIRTUAL_VERTICES_MIN:
+        return target_nodes
+    room = max(1, min(VIRTUAL_NODES_MAX, profile_vertices // VIRTUAL_VERTICES_MIN))
+    return 1 << (room.bit_length() - 1)
+
+
+# --------------------------------------------------------- cell scaling
+@dataclass(frozen=True)
+class Spread:
+    """How virtual cells' values become target cells' values (step 3)."""
+
+    kappa: float  # items per target cell / items per virtual cell
+    widening: float  # per-item standard deviation growth beyond the mean's
+    hub_growth: float  # growth of the heaviest light vertex's value beyond the mean's
+    cells: int  # target cells (nodes, or nodes x threads)
+
+    def mean_and_busiest(self, values: np.ndarray, group: int = 1) -> tuple[float, float, float]:
+        """Target cells' mean, busiest, and typical busiest of ``group``
+        consecutive cells (a typical node's busiest thread: no hub)."""
+        values = np.asarray(values, dtype=np.float64).reshape(-1)
+        mean = float(values.mean()) if values.size else 0.0
+        if mean <= 0:
+            return 0.0, 0.0, 0.0
+        q1, q3 = np.percentile(values, [25, 75])
+        sd = (q3 - q1) / 1.349  # robust to the hubs, which the hub part carries
+        hub = max(float(values.max()) - mean - extreme_z(values.size) * sd, 0.0)
+        spread = sd * math.sqrt(self.kappa) * self.widening
+        gaussian = extreme_z(self.cells) * spread
+        return (mean * self.kappa, mean * self.kappa + max(gaussian, hub * self.hub_growth),
+                mean * self.kappa + extreme_z(group) * spread)
+
+
+# ------------------------------------------------------------- messages
+@dataclass
+class StreamTraffic:
+    """One channel's traffic over the whole target machine."""
+
+    edges: float
+    payload: float
+    packets: float
+
+
+def stream_traffic(sweep_counts: np.ndarray, growth: float, per_node: float, nodes: int, streams: float,
+                   local_vertices: float, cp, payload_bytes: float, compression: bool,
+                   seed: bool = False, senders: float | None = None, spread: float | None = None) -> StreamTraffic:
+    """A channel's traffic, from the profile's edges per sweep vertex
+    (``sweep_counts``, each grown by ``growth``): ``per_node`` target-node
+    vertices per profile vertex; each of ``senders`` nodes (default all)
+    has ``streams`` (thread, receiver) streams, and a sweep vertex's edges
+    spread over ``spread`` of them (default ``streams``). In a seed level
+    each sweep vertex is alone on its node (a handful of vertices among N
+    nodes), so its streams are its own."""
+    spread = streams if spread is None else spread
+    senders = nodes if senders is None else senders
+    lam = sweep_counts * growth / spread  # edges of one sweep vertex in one stream
+    if lam.size == 0 or lam.sum() <= 0:
+        return StreamTraffic(0.0, 0.0, 0.0)
+    if seed:  # one sweep vertex per stream: every delta is 0, every entry short
+        unit_bytes = cp.compressed_short_bytes if compression else cp.uncompressed_entry_bytes
+        room = payload_bytes - (cp.compressed_header_bytes if compression else 0.0)
+        unit = room / unit_bytes if compression else math.floor(payload_bytes / unit_bytes)
+        edges = float(lam.sum()) * spread
+        packets = spread * sum(poisson_ceil_mean(x, unit) for x in lam)
+        header = cp.compressed_header_bytes if compression else 0.0
+        return StreamTraffic(edges, edges * unit_bytes + packets * header, packets)
+    all_streams = senders * streams
+    edges = nodes * per_node * float(lam.sum()) * spread / all_streams  # per stream
+    if compression:
+        distinct = nodes * per_node * float((-np.expm1(-lam)).sum()) * spread / all_streams
+        nonempty = -math.expm1(-edges)
+        near = -math.expm1(-cp.delta_max * distinct / max(local_vertices, 1.0))
+        short = (edges - distinct) + nonempty + max(distinct - nonempty, 0.0) * near
+        entry_bytes = (short * cp.compressed_short_bytes + (edges - short) * cp.compressed_long_bytes) / edges
+        room = payload_bytes - cp.compressed_header_bytes
+        packets = poisson_ceil_mean(edges, room / entry_bytes)
+        payload = edges * entry_bytes + packets * cp.compressed_header_bytes
+    else:
+        packets = poisson_ceil_mean(edges, math.floor(payload_bytes / cp.uncompressed_entry_bytes))
+        payload = edges * cp.uncompressed_entry_bytes
+    return StreamTraffic(edges * all_streams, payload * all_streams, packets * all_streams)
+
+
+# ---------------------------------------------------------------- levels
+@dataclass
+class Target:
+    machine: Machine
+    topology: Topology
+    nodes: int
+    vertices: int
+    threads: int
+    heavy: int
+    options: CP1DOptions
+
+
+class _TargetClaimDelay:
+    """cp1d_spi.ClaimDelay with the target's mean rates, on the virtual layout."""
+
+    def __init__(self, virtual: int, sweep_s: float, flight_s: float, probe_wait_s: float, answer_wait_s: float):
+        self.sweep_time = np.full(virtual, sweep_s)
+        self._fixed = answer_wait_s + 2 * flight_s
+        self._probe_wait = probe_wait_s
+
+    def __call__(self, prober, owner, t):
+        return np.minimum(self._probe_wait, np.maximum(self.sweep_time[prober] - t, 0.0)) + self._fixed
+
+
+@dataclass
+class PricedLevel:
+    busy_s: float
+    cpu_s: float
+    cpu_mean_s: float
+    scan_s: float
+    receive_s: float
+    inject_s: float
+    eject_s: float
+    link_s: float
+    memory_s: float
+    drain_s: float
+    edges_sent: float
+    payload: float
+    packets: float
+    backward_packets: float
+    probe_rate: float = 0.0  # edges per second per (sender, receiver) pair
+    answer_rate: float = 0.0
+    per_packet: float = 1.0
+    mean_hops: float = 0.0
+
+
+class LevelPricer:
+    """Steps 2-4 for one level's work on the virtual layout."""
+
+    def __init__(self, target: Target, layout: Layout, growth: Growth, profile_vertices: int):
+        self.t = target
+        self.layout = layout
+        self.growth = growth
+        self.V = layout.N
+        machine = target.machine
+        self.local_t = target.vertices / target.nodes
+        self.costs = cp1d.op_cycles(machine, target.threads, math.ceil(self.local_t), target.heavy,
+                                    target.options.compression)
+        self.widening = math.sqrt(growth.second) / growth.mean
+        self.per_node_bulk = self.local_t / profile_vertices  # target-node vertices per profile vertex
+        light_max = float(layout.degree[~layout.heavy].max()) if (~layout.heavy).any() else 1.0
+        self.hub_growth = growth.of_vertex(light_max) / growth.mean
+        hops = target.topology.hop_distribution()
+        self.mean_hops = float(np.dot(np.arange(len(hops)), hops))
+
+    def price(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int) -> PricedLevel:
+        t, machine, layout = self.t, self.t.machine, self.layout
+        net, msg, cp = machine.network, machine.messaging, machine.cp1d
+        V, N, T = self.V, t.nodes, t.threads
+        if seed:
+            kappa, per_node = V / N, 1.0 / N  # the same few vertices, spread over more nodes
+        else:
+            kappa, per_node = self.local_t / (layout.n / V), self.per_node_bulk
+        item_growth = {name: (edge_growth if name in EDGE_OPS else 1.0) for name in cp1d.OP_NAMES}
+        # the heaviest cell's excess: one light vertex, grown with its own
+        # degree (in a seed level its values are already grown so)
+        hub_growth = 1.0 if seed else self.hub_growth
+        threads = Spread(kappa, self.widening, hub_growth, N * T)
+        nodes = Spread(kappa, self.widening, hub_growth, N)
+
+        def cycles(names):
+            return sum(work.ops[k] * self.costs[k] * item_growth[k] for k in names if k != "index_word")
+
+        scan_names = [k for k in cp1d.OP_NAMES if k not in RECEIVE_OPS]
+        # per thread: mean, busiest anywhere, busiest of a typical node
+        _, _, scan_typical = threads.mean_and_busiest(cycles(scan_names), T)
+        _, _, receive_typical = threads.mean_and_busiest(cycles(RECEIVE_OPS), T)
+        _, both_max, both_typical = threads.mean_and_busiest(cycles(cp1d.OP_NAMES), T)
+        # every thread tests every index word of its block, whatever the frontier
+        index = 0.0
+        if t.options.representation == "coarse-index":
+            index = math.ceil(self.local_t / layout.index_stride) / T * self.costs["index_word"]
+        clock = machine.node.clock_hz
+
+        # messages, per channel
+        streams = (N - 1) * max(1.0, T / N)
+        channels = []
+        for s in work.streams:
+            counts = np.bincount(s.sweep_vertex, minlength=layout.n).astype(np.float64)
+            senders = spread = None
+            if work.direction == BOTTOM_UP and s.channel == "forward":
+                # answers: only the owners of frontier vertices send, one
+                # stream to each prober's node
+                answering = frontier_vertices * (1.0 if seed else self.local_t * N / layout.n)
+                senders = spread = max(N * -math.expm1(-answering / N), 1.0)
+                stream_count = N - 1
+            else:
+                stream_count = streams
+            channels.append(stream_traffic(counts[counts > 0], edge_growth, per_node, N, stream_count, self.local_t,
+                                           cp, net.packet_payload_bytes, t.options.compression,
+                                           seed and work.direction == TOP_DOWN, senders, spread))
+        # per node, on average
+        edges = sum(c.edges for c in channels) / N
+        payload = sum(c.payload for c in channels) / N
+        packets = sum(c.packets for c in channels) / N
+        backward = sum(c.packets for c, s in zip(channels, work.streams) if s.channel == "backward") / N
+        sent_cells = np.zeros(V)
+        received_cells = np.zeros(V)
+        for s in work.streams:
+            sent_cells += np.bincount(s.sender, minlength=V)
+            received_cells += np.bincount(s.receiver, minlength=V)
+        out_mean, out_max, _ = nodes.mean_and_busiest(sent_cells * edge_growth)
+        in_mean, in_max, _ = nodes.mean_and_busiest(received_cells * edge_growth)
+        out_ratio = out_max / out_mean if out_mean else 1.0
+        in_ratio = in_max / in_mean if in_mean else 1.0
+        pair = max(N - 1, 1)
+        wire = float(net.wire_bytes(payload / pair, packets / pair)) * pair if packets else 0.0
+        inject = wire * out_ratio / net.injection_bandwidth_Bps
+        eject = wire * in_ratio / net.injection_bandwidth_Bps
+        link = link_seconds(t.topology, net, wire * N, wire * out_ratio, wire * in_ratio)
+        overhead = (packets * out_ratio * msg.send_overhead_s + packets * in_ratio * msg.receive_overhead_s) / T
+        # the level's pairs that talk, for the longest route
+        talking = N * (N - 1) * -math.expm1(-edges / pair) if edges else 0.0
+        drain = 0.0
+        if wire:
+            latency = longest_route_hops(t.topology, talking) * net.hop_latency_s
+            flight = (net.packet_payload_bytes + net.packet_header_bytes) / net.link_bandwidth_Bps
+            drain = (latency + flight) * (2 if work.direction == BOTTOM_UP else 1)
+        memory_ops = {k: work.ops[k] * (0.0 if k == "index_word" else item_growth[k]) for k in cp1d.OP_NAMES}
+        memory_cells = cp1d.memory_seconds(machine, layout, memory_ops, local_vertices=self.local_t)
+        _, memory_max, _ = nodes.mean_and_busiest(memory_cells)
+        cpu = (index + both_max) / clock + overhead
+        busy = max(cpu, inject, eject, link, memory_max) + drain
+        per_packet = edges / packets if packets else math.floor(net.packet_payload_bytes / cp.uncompressed_entry_bytes)
+        rates = [c.edges / (N * pair) / max(busy, 1e-12) for c in channels] + [0.0, 0.0]
+        return PricedLevel(
+            busy_s=busy, cpu_s=cpu, cpu_mean_s=(index + both_typical) / clock + packets * (
+                msg.send_overhead_s + msg.receive_overhead_s) / T,
+            scan_s=(index + scan_typical) / clock, receive_s=receive_typical / clock,
+            inject_s=inject, eject_s=eject, link_s=link, memory_s=memory_max, drain_s=drain,
+            edges_sent=edges * N, payload=payload * N, packets=packets * N, backward_packets=backward * N,
+            probe_rate=rates[0], answer_rate=rates[1], per_packet=per_packet, mean_hops=self.mean_hops)
+
+    def claim_delay(self, first: PricedLevel) -> _TargetClaimDelay:
+        """The executed ClaimDelay's terms at the target's mean rates."""
+        net, msg = self.t.machine.network, self.t.machine.messaging
+        flight = (first.mean_hops * net.hop_latency_s
+                  + (net.packet_payload_bytes + net.packet_header_bytes) / net.link_bandwidth_Bps
+                  + msg.send_overhead_s + msg.receive_overhead_s)
+        half = first.per_packet / 2
+        probe_wait = half / first.probe_rate if first.probe_rate > 0 else math.inf
+        answer_wait = min(half / first.answer_rate if first.answer_rate > 0 else math.inf, first.busy_s / 2)
+        return _TargetClaimDelay(self.V, first.busy_s, flight, probe_wait, answer_wait)
+
+
+# ------------------------------------------------------------------ root
+def project_root(graph: Graph, layout: Layout, root: int, target: Target, growth: Growth,
+                 edgefactor: int) -> tuple[float, float, list[LevelRecord]]:
+    """Projected (edges, BFS time, level records) of one root at the target."""
+    machine, options = target.machine, target.options
+    n = graph.num_vertices
+    pricer = LevelPricer(target, layout, growth, n)
+    collectives = Collectives(simpy.Environment(), target.nodes, machine.collectives,
+                              Network(simpy.Environment(), target.topology, machine.network, machine.messaging))
+    closing_words = 2 + 2 * (-(-target.heavy // 64)) if options.load_balancing else 2
+    closing_s = collectives.allreduce_cost(8 * closing_words)
+    degree = layout.degree
+    visited = np.zeros(n, dtype=bool)
+    visited[root] = True
+    frontier = np.array([root], dtype=np.int64)
+    unvisited = n - 1
+    direction = TOP_DOWN
+    seed = True
+    records, total = [], 0.0
+    level = 0
+    while len(frontier):
+        # Seed levels: the frontier is the same handful of vertices at any
+        # scale, until it first exceeds sqrt(n) (as in simbfs/projection.py).
+        seed = seed and len(frontier) <= math.sqrt(n)
+        if seed:
+            frontier_degree = degree[frontier].astype(np.float64)
+            weight = frontier_degree.sum()
+            edge_growth = (float(np.dot(frontier_degree, [growth.of_vertex(d) for d in frontier_degree]))
+                           / weight if weight else growth.mean)
+        else:
+            edge_growth = growth.mean
+        if direction == TOP_DOWN:
+            work = cp1d.top_down(layout, frontier, visited, options)
+            priced = pricer.price(work, seed, edge_growth, len(frontier))
+        else:
+            with_delay = cp1d.bottom_up(layout, frontier, visited, options)
+            first = pricer.price(with_delay(NeverVisible(layout.N)), seed, edge_growth, len(frontier))
+            work = with_delay(pricer.claim_delay(first))
+            priced = pricer.price(work, seed, edge_growth, len(frontier))
+        time_s = priced.busy_s + closing_s
+        total += time_s
+        vertex_scale = 1.0 if seed else target.vertices / n
+        records.append(LevelRecord(
+            root=root, level=level, direction=work.direction,
+            frontier_vertices=int(round(len(frontier) * vertex_scale)),
+            edges_examined=int(round(work.edges_examined * vertex_scale * edge_growth)),
+            messages=int(round(priced.packets)), bytes=float(round(priced.payload)),
+            time_s=time_s, compute_s=priced.cpu_mean_s,
+            communication_s=priced.busy_s - priced.cpu_s + closing_s,
+            synchronisation_s=max(priced.cpu_s - priced.cpu_mean_s, 0.0),
+            compute_max_s=priced.cpu_s, bottleneck=_bottleneck(priced),
+            collective_bytes=float(8 * closing_words * max(target.nodes - 1, 0)),
+            edges_sent=int(round(priced.edges_sent)), backward_messages=int(round(priced.backward_packets)),
+            scan_s=priced.scan_s, receive_s=priced.receive_s, flush_s=priced.busy_s - priced.cpu_s))
+        # advance, with CalcDirection on the target's counts
+        new = work.new_vertices
+        visited[new] = True
+        unvisited -= len(new)
+        frontier = new
+        level += 1
+        if options.direction_optimising and len(new):
+            grown = degree[new].astype(np.float64)
+            if seed and len(new) <= math.sqrt(n):
+                # still a seed frontier: its edges grow with its own degrees, the unvisited with n
+                frontier_edges = float(np.dot(grown, [growth.of_vertex(d) for d in grown]))
+                direction = calc_direction(frontier_edges, unvisited * target.vertices / n)
+            else:
+                direction = calc_direction(grown.sum() * growth.mean, unvisited)
+    if options.load_balancing and target.heavy:
+        # P^H: one allreduce of the heavy vertices' parents after the last level
+        final = collectives.allreduce_cost(8 * target.heavy)
+        records[-1].time_s += final
+        records[-1].communication_s += final
+        total += final
+    reached = visited
+    edges = graph.input_edges_in_component(reached) / graph.num_input_edges * edgefactor * target.vertices
+    return edges, total, records
+
+
+def _bottleneck(priced: PricedLevel) -> str:
+    terms = {"compute": priced.cpu_s, "injection": priced.inject_s, "ejection": priced.eject_s,
+             "link": priced.link_s, "memory": priced.memory_s}
+    return max(terms, key=terms.get)
+
+
+def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm, profile_scale: int,
+            target_scale: int, edgefactor: int, progress=lambda message: None) -> list:
+    """Steps 1-4 for every search key: [(root, edges, time, records)]."""
+    options = algorithm.options
+    cp = machine.cp1d
+    threads = options.threads or cp.threads
+    n_target = 2 ** target_scale
+    growth = Growth.between(profile_scale, target_scale, edgefactor)
+    heavy_t = target_heavy_count(cp.heavy_vertices, n_target) if options.load_balancing else 0
+    heavy_p = 0
+    if heavy_t:
+        heavy_p = profile_heavy_count(graph.degree, growth, heavy_threshold(target_scale, edgefactor, heavy_t))
+    virtual = virtual_nodes(topology.nodes, graph.num_vertices)
+    layout = Layout(graph, virtual, threads, heavy_p, cp.index_stride, share_limit=None)
+    target = Target(machine, topology, topology.nodes, n_target, threads, heavy_t, options)
+    progress(f"{len(keys)} roots on {virtual} virtual nodes, {heavy_p} heavy vertices at the profile scale "
+             f"standing for the target's {heavy_t}")
+
+    def one(root):
+        edges, time_s, records = project_root(graph, layout, int(root), target, growth, edgefactor)
+        return int(root), edges, time_s, records
+
+    # Roots on a thread pool (numpy releases the GIL in the gathers and
+    # sorts that dominate); results come back in root order.
+    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+        return list(pool.map(one, keys))
