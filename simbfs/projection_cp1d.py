@@ -164,14 +164,19 @@ class StreamTraffic:
 
 def stream_traffic(sweep_counts: np.ndarray, growth: float, per_node: float, nodes: int, streams: float,
                    local_vertices: float, cp, payload_bytes: float, compression: bool,
-                   seed: bool = False, senders: float | None = None, spread: float | None = None) -> StreamTraffic:
+                   seed: bool = False, senders: float | None = None, spread: float | None = None,
+                   sender_load: np.ndarray | None = None, kappa: float = 1.0) -> StreamTraffic:
     """A channel's traffic, from the profile's edges per sweep vertex
     (``sweep_counts``, each grown by ``growth``): ``per_node`` target-node
     vertices per profile vertex; each of ``senders`` nodes (default all)
     has ``streams`` (thread, receiver) streams, and a sweep vertex's edges
     spread over ``spread`` of them (default ``streams``). In a seed level
     each sweep vertex is alone on its node (a handful of vertices among N
-    nodes), so its streams are its own."""
+    nodes), so its streams are its own. ``sender_load``: the channel's
+    edges per virtual sender; a target sender holds ``kappa`` times as many
+    sweep vertices, so its relative load varies sqrt(kappa) times less. A
+    stream's packet count is E[ceil] of a Poisson count given its sender's
+    load (hubs make the streams of a few senders long)."""
     spread = streams if spread is None else spread
     senders = nodes if senders is None else senders
     lam = sweep_counts * growth / spread  # edges of one sweep vertex in one stream
@@ -194,12 +199,23 @@ def stream_traffic(sweep_counts: np.ndarray, growth: float, per_node: float, nod
         short = (edges - distinct) + nonempty + max(distinct - nonempty, 0.0) * near
         entry_bytes = (short * cp.compressed_short_bytes + (edges - short) * cp.compressed_long_bytes) / edges
         room = payload_bytes - cp.compressed_header_bytes
-        packets = poisson_ceil_mean(edges, room / entry_bytes)
+        packets = _packets(edges, room / entry_bytes, sender_load, kappa, senders is not None)
         payload = edges * entry_bytes + packets * cp.compressed_header_bytes
     else:
-        packets = poisson_ceil_mean(edges, math.floor(payload_bytes / cp.uncompressed_entry_bytes))
+        packets = _packets(edges, math.floor(payload_bytes / cp.uncompressed_entry_bytes), sender_load, kappa,
+                           senders is not None)
         payload = edges * cp.uncompressed_entry_bytes
     return StreamTraffic(edges * all_streams, payload * all_streams, packets * all_streams)
+
+
+def _packets(edges: float, unit: float, sender_load: np.ndarray | None, kappa: float, active_only: bool) -> float:
+    """Mean packets of a stream of Poisson(edges x its sender's relative load) edges."""
+    if sender_load is None or len(sender_load) < 2:
+        return poisson_ceil_mean(edges, unit)
+    load = sender_load[sender_load > 0] if active_only else sender_load
+    relative = load / load.mean()
+    relative = np.maximum(1.0 + (relative - 1.0) / math.sqrt(max(kappa, 1.0)), 0.0)
+    return float(np.mean([poisson_ceil_mean(edges * r, unit) for r in relative]))
 
 
 # ---------------------------------------------------------------- levels
@@ -312,7 +328,8 @@ class LevelPricer:
                 stream_count = streams
             channels.append(stream_traffic(counts[counts > 0], edge_growth, per_node, N, stream_count, self.local_t,
                                            cp, net.packet_payload_bytes, t.options.compression,
-                                           seed and work.direction == TOP_DOWN, senders, spread))
+                                           seed and work.direction == TOP_DOWN, senders, spread,
+                                           np.bincount(s.sender, minlength=V).astype(np.float64), kappa))
         # per node, on average
         edges = sum(c.edges for c in channels) / N
         payload = sum(c.payload for c in channels) / N

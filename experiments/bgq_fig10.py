@@ -1,0 +1,134 @@
+"""BlueGene/Q Fig. 10 (seed 000, IV-C): weak scaling of cp1d-spi from 1 rack
+(1,024 nodes, scale 34) to 64 racks (65,536 nodes, scale 40), 2^24 vertices
+per node: box plots of TEPS over the search keys, and their harmonic mean.
+
+PROJECTED, every point: these runs are far too large to execute here. Each
+is predicted by `simbfs run ... --mode project` (simbfs/projection_cp1d.py,
+docs/background/projection.md) from real BFS runs on a scale-18 profile
+graph; docs/validation.md checks the method against executions where both
+are possible. Claims compared: `bgq.headline.65536` (15,363 GTEPS at 64
+racks) and `bgq.weak_scaling` (close to ideal up to 16 racks, worse beyond;
+the minimum over roots drags the harmonic mean; roots whose third level
+explores many edges are the worst).
+
+    python experiments/bgq_fig10.py [--quick] [--roots 16] [--profile-scale 18]
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+try:
+    from experiments import bgq_common as B
+except ImportError:
+    import bgq_common as B
+
+from simbfs.claims import claim  # noqa: E402
+from simbfs.runner import RunConfig, run  # noqa: E402
+
+RACKS = (1, 2, 4, 8, 16, 32, 64)
+PER_NODE_SCALE = 24  # 2^24 vertices per node: scale 34 on 1,024 nodes ... 40 on 65,536
+QUICK = {"racks": (1, 4), "roots": 2, "profile_scale": 14}
+
+
+def project(nodes: int, scale: int, roots: int, profile_scale: int) -> dict:
+    config = RunConfig(machine="bluegene_q", nodes=nodes, scale=scale, roots=roots, seed=B.SEED,
+                       algorithm="cp1d-spi", mode="project", profile_scale=profile_scale,
+                       cache_dir=os.environ.get("SIMBFS_CACHE"))
+    doc = run(config)
+    assert doc["mode"] == "projected"
+    return doc
+
+
+def main(argv=None):
+    options = B.parser(__doc__, B.RESULTS)
+    options.add_argument("--roots", type=int, default=16, help="search keys per point (default 16)")
+    options.add_argument("--profile-scale", type=int, default=18, help="scale of the executed profile (default 18)")
+    args = options.parse_args(argv)
+    out = B.out_dir(args)
+    racks = QUICK["racks"] if args.quick else RACKS
+    roots = QUICK["roots"] if args.quick else args.roots
+    profile_scale = QUICK["profile_scale"] if args.quick else args.profile_scale
+    started = time.time()
+    rows, per_root = [], []
+    for count in racks:
+        nodes = 1024 * count
+        scale = PER_NODE_SCALE + nodes.bit_length() - 1
+        doc = project(nodes, scale, roots, profile_scale)
+        teps = doc["teps"]
+        worst = min(doc["roots"], key=lambda r: r["teps"])
+        worst_level3 = next((lv for lv in doc["levels"] if lv["root"] == worst["root"] and lv["level"] == 3), None)
+        rows.append({"mode": "projected", "racks": count, "nodes": nodes, "scale": scale, "roots": len(doc["roots"]),
+                     "profile_scale": profile_scale,
+                     "harmonic_mean_gteps": teps["harmonic_mean"] / 1e9, "min_gteps": teps["min"] / 1e9,
+                     "q1_gteps": teps["q1"] / 1e9, "median_gteps": teps["median"] / 1e9,
+                     "q3_gteps": teps["q3"] / 1e9, "max_gteps": teps["max"] / 1e9,
+                     "worst_root_level3_edges": worst_level3["edges_examined"] if worst_level3 else 0})
+        for r in doc["roots"]:
+            level3 = next((lv for lv in doc["levels"] if lv["root"] == r["root"] and lv["level"] == 3), None)
+            per_root.append({"mode": "projected", "racks": count, "root": r["root"], "gteps": r["teps"] / 1e9,
+                             "level3_edges_examined": level3["edges_examined"] if level3 else 0})
+        print(f"  {count:>2} racks ({nodes:>6} nodes, scale {scale}): harmonic mean "
+              f"{rows[-1]['harmonic_mean_gteps']:9.1f} GTEPS (projected)", flush=True)
+    B.write_csv(out / "fig10_weak_scaling.csv", rows)
+    B.write_csv(out / "fig10_roots.csv", per_root)
+    _plot(rows, per_root, out / "fig10_weak_scaling.png", profile_scale)
+    _compare(rows, per_root)
+    print(f"  {time.time() - started:.0f} s; wrote {out / 'fig10_weak_scaling.csv'}")
+    return rows, per_root
+
+
+def _compare(rows, per_root):
+    print(f"Fig. 10, PROJECTED from scale-{rows[0]['profile_scale']} profiles (weak scaling, 2^24 vertices per node)")
+    base = rows[0]
+    for row in rows:
+        ideal = base["harmonic_mean_gteps"] * row["racks"] / base["racks"]
+        row["efficiency"] = row["harmonic_mean_gteps"] / ideal
+        print(f"  {row['racks']:>2} racks: {row['harmonic_mean_gteps']:9.1f} GTEPS, "
+              f"{row['efficiency']:.0%} of ideal from {base['racks']} rack(s)")
+    top = next((r for r in rows if r["nodes"] == 65536), None)
+    if top:
+        headline = claim("bgq.headline.65536")
+        error = top["harmonic_mean_gteps"] / headline["value"] - 1
+        verdict = "within" if abs(error) <= headline["tolerance"] else "MISS"
+        print(f"  bgq.headline.65536: {top['harmonic_mean_gteps']:.0f} GTEPS projected vs {headline['value']} "
+              f"(error {error:+.0%}, tolerance {headline['tolerance']:.0%}) -> {verdict}")
+    up_to_16 = [r["efficiency"] for r in rows if r["racks"] <= 16]
+    beyond = [r["efficiency"] for r in rows if r["racks"] > 16]
+    if beyond:
+        holds = min(up_to_16) > max(beyond)
+        print(f"  bgq.weak_scaling: efficiency up to 16 racks >= {min(up_to_16):.0%}, beyond <= "
+              f"{max(beyond):.0%} -> {'holds' if holds else 'does NOT hold'} (worse beyond 16 racks)")
+    drags = sum(r["harmonic_mean_gteps"] < r["median_gteps"] for r in rows)
+    print(f"  bgq.weak_scaling: harmonic mean below the median at {drags} of {len(rows)} points "
+          f"(the slowest roots drag it)")
+
+
+def _plot(rows, per_root, path, profile_scale):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    racks = [r["racks"] for r in rows]
+    data = [[p["gteps"] for p in per_root if p["racks"] == count] for count in racks]
+    positions = list(range(len(racks)))
+    ax.boxplot(data, positions=positions, widths=0.5)
+    ax.plot(positions, [r["harmonic_mean_gteps"] for r in rows], "o-", color="C3", label="harmonic mean")
+    ideal = [rows[0]["harmonic_mean_gteps"] * count / racks[0] for count in racks]
+    ax.plot(positions, ideal, ":", color="grey", label="ideal weak scaling")
+    ax.set_xticks(positions)
+    ax.set_xticklabels([f"{count}\n({1024 * count} nodes)" for count in racks], fontsize=8)
+    ax.set_yscale("log")
+    ax.set_xlabel("racks")
+    ax.set_ylabel("GTEPS")
+    ax.set_title(f"Weak scaling, cp1d-spi, 2^24 vertices/node - PROJECTED from scale {profile_scale}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()
