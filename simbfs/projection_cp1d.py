@@ -309,7 +309,7 @@ class LevelPricer:
         # every thread tests every index word of its block, whatever the frontier
         index = 0.0
         if t.options.representation == "coarse-index":
-            index = math.ceil(self.local_t / layout.index_stride) / T * self.costs["index_word"]
+            index = math.ceil(self.local_t / layout.index_stride) * self.costs["index_word"]
         clock = machine.node.clock_hz
 
         # messages, per channel

@@ -422,3 +422,16 @@ def test_same_run_twice_gives_identical_parents_and_records(graphs):
         assert np.array_equal(a.parent, other.parent)
         assert a.levels == other.levels
         assert a.time_s == other.time_s
+
+
+def test_every_thread_tests_every_index_word_of_its_node(small_graph):
+    # II-D: thread j's block A_ij spans all of node i's source vertices, so a
+    # coarse-index sweep tests ceil(local vertices / 64) words on every thread,
+    # whatever the frontier; the skip list has no index words.
+    layout = Layout(small_graph, nodes=2, threads=4, heavy_count=0, index_stride=16)  # 32 vertices a node
+    ops = cp1d.new_ops(layout)
+    cp1d.scan_ops(layout, np.array([0]), CP1DOptions(), ops)
+    assert np.array_equal(ops["index_word"], np.full((2, 4), 2.0))  # ceil(32 / 16)
+    ops = cp1d.new_ops(layout)
+    cp1d.scan_ops(layout, np.array([0]), CP1DOptions(representation="skip-list"), ops)
+    assert not ops["index_word"].any()

@@ -265,7 +265,9 @@ def scan_ops(layout: Layout, active: np.ndarray, options: CP1DOptions, ops: dict
     light = active[~layout.heavy[active]]
     if options.representation == "coarse-index":
         words = -(-layout.local_vertices // layout.index_stride)
-        ops["index_word"] += (words / T)[:, None]  # every thread tests every word of its block
+        # Every thread's block A_ij spans all the node's source vertices, so
+        # every thread tests every index word of the node's range.
+        ops["index_word"] += words[:, None].astype(np.float64)
         # headers: every light vertex with entries, in words that have an active bit
         word_of = (light - layout.starts[layout.owner(light)]) // layout.index_stride
         key = layout.owner(light) * (int(words.max()) + 1) + word_of

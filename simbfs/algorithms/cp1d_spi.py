@@ -258,7 +258,7 @@ class _Run(Cp1dRun):
         if loads.wire_bytes:
             drain = (loads.latency_s + packet_flight) * (2 if work.direction == BOTTOM_UP else 1)
         busy = np.maximum.reduce([cpu, loads.inject_s, loads.eject_s, np.full(self.N, loads.link_s), memory]) + drain
-        return busy, cpu, scan_s.max(axis=1), receive_s.max(axis=1), traffic, loads
+        return busy, cpu, scan_s.max(axis=1), receive_s.max(axis=1), traffic, loads, memory
 
     def _level_work(self):
         opts = self.options
@@ -303,7 +303,7 @@ class _Run(Cp1dRun):
             yield self.final_allreduce(rank)
 
     def _finish_level(self, closing) -> None:
-        work, (busy, cpu, scan, receive, traffic, loads) = self._pending
+        work, (busy, cpu, scan, receive, traffic, loads, memory) = self._pending
         time_s = self.ctx.env.now - self._level_start
         compute_mean = float(cpu.mean())
         comm = float((busy - cpu).mean()) + closing.cost_s
@@ -320,7 +320,7 @@ class _Run(Cp1dRun):
             communication_s=comm,
             synchronisation_s=without_rounding_noise(time_s - compute_mean - comm, time_s),
             compute_max_s=float(cpu.max()),
-            bottleneck=_bottleneck(cpu, loads),
+            bottleneck=_bottleneck(cpu, loads, memory),
             collective_bytes=float(8 * self._closing_words * max(self.N - 1, 0)),
             edges_sent=int(traffic.edges.sum()),
             backward_messages=int(traffic.backward_packets),
@@ -333,9 +333,9 @@ class _Run(Cp1dRun):
         self.advance(work)
 
 
-def _bottleneck(cpu: np.ndarray, loads) -> str:
+def _bottleneck(cpu: np.ndarray, loads, memory: np.ndarray) -> str:
     terms = {"compute": float(cpu.max()), "injection": float(loads.inject_s.max()),
-             "ejection": float(loads.eject_s.max()), "link": loads.link_s}
+             "ejection": float(loads.eject_s.max()), "link": loads.link_s, "memory": float(memory.max())}
     return max(terms, key=terms.get)
 
 
