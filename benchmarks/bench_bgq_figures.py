@@ -32,15 +32,20 @@ def main() -> None:
     options.add_argument("--with-check", action="store_true", help="also time bgq_projection_check.py")
     options.add_argument("--cache", default=os.environ.get("SIMBFS_CACHE", "/tmp/simbfs-cache"),
                          help="graph cache shared by the scripts")
+    options.add_argument("--logs", default=str(ROOT / "results" / "bgq" / "logs"),
+                         help="where each script's printed comparison with the claims goes")
     args = options.parse_args()
     env = dict(os.environ, SIMBFS_CACHE=args.cache)
     print(describe_computer())
+    logs = Path(args.logs)
+    logs.mkdir(parents=True, exist_ok=True)
     total = 0.0
     scripts = SCRIPTS + (["bgq_projection_check"] if args.with_check else [])
     for name in scripts:
         start = time.perf_counter()
-        subprocess.run([sys.executable, str(ROOT / "experiments" / f"{name}.py")], check=True, env=env,
-                       stdout=subprocess.DEVNULL)
+        with open(logs / f"{name}.txt", "w") as log:
+            subprocess.run([sys.executable, str(ROOT / "experiments" / f"{name}.py")], check=True, env=env,
+                           stdout=log)
         seconds = time.perf_counter() - start
         if name != "bgq_projection_check":
             total += seconds
