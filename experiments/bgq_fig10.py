@@ -30,6 +30,8 @@ from simbfs.runner import RunConfig, run  # noqa: E402
 RACKS = (1, 2, 4, 8, 16, 32, 64)
 PER_NODE_SCALE = 24  # 2^24 vertices per node: scale 34 on 1,024 nodes ... 40 on 65,536
 QUICK = {"racks": (1, 4), "roots": 2, "profile_scale": 14}
+THIRD_LEVEL = 2  # the paper counts levels from 1; simbfs from 0
+CLOSE = 0.8  # what we call "close to ideal" weak scaling (the paper gives no number)
 
 
 def project(nodes: int, scale: int, roots: int, profile_scale: int) -> dict:
@@ -58,17 +60,17 @@ def main(argv=None):
         doc = project(nodes, scale, roots, profile_scale)
         teps = doc["teps"]
         worst = min(doc["roots"], key=lambda r: r["teps"])
-        worst_level3 = next((lv for lv in doc["levels"] if lv["root"] == worst["root"] and lv["level"] == 3), None)
+        worst_third = _third_level(doc, worst["root"])
         rows.append({"mode": "projected", "racks": count, "nodes": nodes, "scale": scale, "roots": len(doc["roots"]),
                      "profile_scale": profile_scale,
                      "harmonic_mean_gteps": teps["harmonic_mean"] / 1e9, "min_gteps": teps["min"] / 1e9,
                      "q1_gteps": teps["q1"] / 1e9, "median_gteps": teps["median"] / 1e9,
                      "q3_gteps": teps["q3"] / 1e9, "max_gteps": teps["max"] / 1e9,
-                     "worst_root_level3_edges": worst_level3["edges_examined"] if worst_level3 else 0})
+                     "worst_root_third_level_edges": worst_third["edges_examined"] if worst_third else 0})
         for r in doc["roots"]:
-            level3 = next((lv for lv in doc["levels"] if lv["root"] == r["root"] and lv["level"] == 3), None)
+            third = _third_level(doc, r["root"])
             per_root.append({"mode": "projected", "racks": count, "root": r["root"], "gteps": r["teps"] / 1e9,
-                             "level3_edges_examined": level3["edges_examined"] if level3 else 0})
+                             "third_level_edges_examined": third["edges_examined"] if third else 0})
         print(f"  {count:>2} racks ({nodes:>6} nodes, scale {scale}): harmonic mean "
               f"{rows[-1]['harmonic_mean_gteps']:9.1f} GTEPS (projected)", flush=True)
     B.write_csv(out / "fig10_weak_scaling.csv", rows)
@@ -77,6 +79,10 @@ def main(argv=None):
     _compare(rows, per_root)
     print(f"  {time.time() - started:.0f} s; wrote {out / 'fig10_weak_scaling.csv'}")
     return rows, per_root
+
+
+def _third_level(doc: dict, root: int) -> dict | None:
+    return next((lv for lv in doc["levels"] if lv["root"] == root and lv["level"] == THIRD_LEVEL), None)
 
 
 def _compare(rows, per_root):
@@ -94,12 +100,24 @@ def _compare(rows, per_root):
         verdict = "within" if abs(error) <= headline["tolerance"] else "MISS"
         print(f"  bgq.headline.65536: {top['harmonic_mean_gteps']:.0f} GTEPS projected vs {headline['value']} "
               f"(error {error:+.0%}, tolerance {headline['tolerance']:.0%}) -> {verdict}")
-    up_to_16 = [r["efficiency"] for r in rows if r["racks"] <= 16]
-    beyond = [r["efficiency"] for r in rows if r["racks"] > 16]
-    if beyond:
-        holds = min(up_to_16) > max(beyond)
-        print(f"  bgq.weak_scaling: efficiency up to 16 racks >= {min(up_to_16):.0%}, beyond <= "
-              f"{max(beyond):.0%} -> {'holds' if holds else 'does NOT hold'} (worse beyond 16 racks)")
+    # "close to ideal": at least CLOSE of ideal weak scaling from one rack
+    close_up_to = 0
+    for row in rows:
+        if row["efficiency"] < CLOSE:
+            break
+        close_up_to = row["racks"]
+    if rows[-1]["racks"] > 16:
+        verdict = ("holds" if close_up_to == 16 else
+                   f"does NOT hold: close to ideal up to {close_up_to} racks, the paper says 16")
+        print(f"  bgq.weak_scaling: efficiency >= {CLOSE:.0%} up to {close_up_to} racks, "
+              f"{rows[-1]['efficiency']:.0%} at {rows[-1]['racks']} -> {verdict}")
+    heavy_third = 0
+    for row in rows:
+        mine = [p for p in per_root if p["racks"] == row["racks"]]
+        median = sorted(p["third_level_edges_examined"] for p in mine)[len(mine) // 2]
+        heavy_third += row["worst_root_third_level_edges"] > median
+    print(f"  bgq.weak_scaling: the slowest root's third level examines more edges than the median root's at "
+          f"{heavy_third} of {len(rows)} points")
     drags = sum(r["harmonic_mean_gteps"] < r["median_gteps"] for r in rows)
     print(f"  bgq.weak_scaling: harmonic mean below the median at {drags} of {len(rows)} points "
           f"(the slowest roots drag it)")

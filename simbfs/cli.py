@@ -30,8 +30,9 @@ examples:
       the Cell BE on a uniform-arity graph, results as JSON and a per-level CSV table
   simbfs run bluegene_q --nodes 1024 --scale 18 --plot levels.png
       a picture of where the time goes, level by level
-  simbfs run bluegene_q --nodes 65536 --scale 40 --algorithm bsp1d-topdown --mode project
-      a run far too large for this computer, projected from a scale-20 BFS profile
+  simbfs run bluegene_q --nodes 65536 --scale 40 --algorithm cp1d-spi --mode project
+      the paper's headline run, far too large for this computer, projected from
+      real BFS runs on a scale-20 graph (about a minute)
   simbfs run my_machine.yaml --nodes 64 --scale 14
       your own machine file (start from a bundled one: see `simbfs machines`)
 
@@ -114,8 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "coarse-index, skip-list or edge-list; threads)")
     run.add_argument("--mode", choices=("execute", "project"), default="execute",
                      help="execute the BFS on the generated graph (default), or project a run too large "
-                          "for this computer from a BFS profile at a smaller scale (bsp1d-* on Kronecker "
-                          "graphs; every output then says 'projected')")
+                          "for this computer from a BFS profile at a smaller scale (bsp1d-* and cp1d-spi "
+                          "on Kronecker graphs; every output then says 'projected')")
     run.add_argument("--profile-scale", type=_positive_int, metavar="S",
                      help="--mode project: scale of the executed BFS profile (default: min(--scale, 20))")
     run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
