@@ -143,9 +143,7 @@ def _plot(rows, per_root, path, profile_scale):
     ax.set_ylabel("GTEPS")
     ax.set_title(f"Weak scaling, cp1d-spi, 2^24 vertices/node - PROJECTED from scale {profile_scale}")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    B.save_figure(fig, path)
 
 
 if __name__ == "__main__":

@@ -63,7 +63,7 @@ def main(argv=None):
 
 
 def _compare(rows, profile_scale):
-    print(f"Fig. 12: 1D (cp1d-spi) against 2D (cp2d)")
+    print("Fig. 12: 1D (cp1d-spi) against 2D (cp2d)")
     for row in rows:
         print(f"  {row['mode']:>9} {row['algorithm']:>9} {row['nodes']:>5} nodes, scale {row['scale']}: "
               f"{row['harmonic_mean_gteps']:9.2f} GTEPS")
@@ -103,9 +103,7 @@ def _plot(rows, path):
     ax.set_yscale("log")
     ax.set_ylabel("GTEPS (harmonic mean)")
     ax.set_title("1D vs 2D BFS on BlueGene/Q (hatched: projected)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    B.save_figure(fig, path)
 
 
 if __name__ == "__main__":

@@ -180,9 +180,7 @@ def _plot(rows, path, sizes):
         ax.set_ylabel("us (mean over roots)")
         ax.set_title(f"Level breakdown, cp1d-spi, scale {scale}, {nodes} nodes (simulated)", fontsize=9)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    B.save_figure(fig, path)
 
 
 if __name__ == "__main__":

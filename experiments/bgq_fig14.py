@@ -110,9 +110,7 @@ def _plot(rows, path, nodes, scale):
     ax.set_ylabel("level time, us (mean over roots)")
     ax.set_title(f"Representations, cp1d-spi without DO, scale {scale}, {nodes} nodes (simulated)", fontsize=9)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    B.save_figure(fig, path)
 
 
 if __name__ == "__main__":

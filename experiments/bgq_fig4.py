@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 try:
-    from experiments.common import ROOT, out_dir, parser, write_csv
+    from experiments.common import ROOT, out_dir, parser, save_figure, write_csv
 except ImportError:
-    from common import ROOT, out_dir, parser, write_csv
+    from common import ROOT, out_dir, parser, save_figure, write_csv
 
 import simpy  # noqa: E402
 
@@ -118,9 +118,7 @@ def plot(rows: list[dict], path: Path, link_Bps: float) -> None:
     ax.set_title("BlueGene/Q uniform all-to-all, simbfs flow model (predicted)")
     ax.legend(fontsize=8, title="partitions with the same longest ring coincide", title_fontsize=8)
     ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main(argv=None) -> list[dict]:

@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 try:
-    from experiments.common import ROOT, out_dir, parser, write_csv
+    from experiments.common import ROOT, out_dir, parser, save_figure, write_csv
 except ImportError:
-    from common import ROOT, out_dir, parser, write_csv
+    from common import ROOT, out_dir, parser, save_figure, write_csv
 
 from simbfs.bfs import bfs_reference  # noqa: E402
 from simbfs.claims import claim, within_tolerance  # noqa: E402
@@ -102,9 +102,7 @@ def plot(result: dict, scale: int, path: Path) -> None:
     ax.set_title(f"Kronecker scale {scale}, edgefactor 16: graph properties per level (simbfs)")
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main(argv=None) -> dict:

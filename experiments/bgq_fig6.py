@@ -72,9 +72,7 @@ def _plot(rows, path, nodes, scale):
     ax.set_ylabel("packets per level (mean over roots)")
     ax.set_title(f"Messages per level, cp1d-spi, scale {scale}, {nodes} nodes (simulated)")
     ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    B.save_figure(fig, path)
 
 
 if __name__ == "__main__":

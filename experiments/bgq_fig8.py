@@ -68,9 +68,7 @@ def _plot(rows, path, nodes, scale):
     ax.set_ylabel("payload bytes per edge sent")
     ax.set_title(f"Bytes per edge, cp1d-spi, scale {scale}, {nodes} nodes (simulated)")
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    B.save_figure(fig, path)
 
 
 if __name__ == "__main__":

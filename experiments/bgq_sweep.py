@@ -44,6 +44,4 @@ def _plot(rows, path, title):
     ax.set_xticks(range(len(rows)), labels, rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("GTEPS (bar: harmonic mean; dot: median, min-max)")
     ax.set_title(title, fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    B.save_figure(fig, path)

@@ -35,3 +35,12 @@ def write_csv(path: Path, rows: list[dict]) -> None:
         writer = csv.DictWriter(stream, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def save_figure(fig, path: Path) -> None:
+    """Lay out, write (PNG, 120 dpi) and close a matplotlib figure."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
