@@ -2,14 +2,11 @@
 execution where both are possible, and its closed forms against the
 executed code they stand for."""
 
-import math
-
 import numpy as np
 import pytest
 
 from simbfs.algorithms import cp1d
 from simbfs.algorithms.cp1d import CP1DOptions, Layout
-from simbfs.algorithms.cp1d_spi import NeverVisible
 from simbfs.bfs import bfs_reference
 from simbfs.errors import UserError
 from simbfs.graph import GraphSpec, load_graph, search_keys
