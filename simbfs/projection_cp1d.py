@@ -13,11 +13,11 @@ terms for the target (N nodes, scale S) without its graph, in four steps
    (cp1d.top_down, cp1d.bottom_up) run on a Graph500 graph at the profile
    scale s, laid out on V *virtual nodes* (V = N when the profile graph
    gives every node at least 256 vertices, else fewer) with the target's
-   threads. The heavy set is sized so that it holds the share of the
-   adjacency that the target's LB heaviest vertices hold (closed form of
-   kronecker_theory), because that share decides how many bottom-up hits
-   are found locally and how much traffic load balancing removes. Each
-   level's direction is CalcDirection evaluated with the target's counts.
+   threads. The heavy vertices are the profile vertices whose degree, grown
+   to the target scale, reaches the degree above which the target has LB
+   vertices (closed form of kronecker_theory): the vertices left light are
+   the target's light ones. Each level's direction is CalcDirection
+   evaluated with the target's counts.
 
 2. **Per-cell work.** The level functions give operation counts per
    (virtual node, thread), edges per stream and per sweep vertex. Each
@@ -27,13 +27,14 @@ terms for the target (N nodes, scale S) without its graph, in four steps
 
 3. **Target nodes.** A target cell holds kappa = (n / N) / (s-vertices per
    virtual node) times as many items as a virtual one (bulk levels), so its
-   mean is kappa times the virtual mean. Its excess over the mean has two
-   parts, and the larger is kept: a Gaussian part (the virtual cells'
-   robust spread, grown by sqrt(kappa) and the degree distribution's
-   widening, times the typical extreme of N cells), and a hub part (what
-   the heaviest virtual cell holds beyond the Gaussian extreme: one heavy
-   light vertex, grown with that vertex's degree). Seed levels (the root's
-   first few, small frontiers) keep their vertices instead: kappa = V / N.
+   mean is kappa times the virtual mean. The busiest one adds two parts: a
+   Gaussian extreme (the virtual cells' robust spread, grown by sqrt(kappa)
+   and the degree distribution's widening, times the typical extreme of the
+   target's cells), and a hub part (what the heaviest virtual cell holds
+   beyond its own Gaussian extreme: one heavy light vertex, grown with that
+   vertex's degree), so that at kappa = 1 the busiest cell is the heaviest
+   virtual one. Top-down seed levels (the root's first few, small
+   frontiers) keep their vertices instead: kappa = V / N.
 
 4. **Messages and machine.** Bytes and packets per stream come from a
    closed form of the paper's compression (4 B when the delta to the
@@ -98,10 +99,24 @@ def heavy_share(scale: int, edgefactor: int, count: float) -> float:
 
 
 def heavy_threshold(scale: int, edgefactor: int, count: int) -> float:
-    """Expected degree of the ``count``-th heaviest vertex (its class's)."""
+    """The degree above which a graph of ``scale`` has ``count`` vertices, in
+    expectation: a vertex of class j has a Poisson-like degree of mean d_j
+    (a sum of many unlikely edges), so the number above x is
+    sum_j C(s, j) P(degree_j >= x), with the normal approximation of the tail."""
     degrees, counts = _class_degrees(scale, edgefactor)
-    reached = np.searchsorted(np.cumsum(counts), count)
-    return float(degrees[min(reached, len(degrees) - 1)])
+
+    def above(x: float) -> float:
+        z = (x - 0.5 - degrees) / np.sqrt(2.0 * np.maximum(degrees, 1e-9))
+        return float(np.dot(counts, [0.5 * math.erfc(v) for v in z]))
+
+    low, high = 1.0, float(degrees[0]) * 4 + 64
+    for _ in range(100):  # bisection on a decreasing function of x
+        middle = math.sqrt(low * high)
+        if above(middle) > count:
+            low = middle
+        else:
+            high = middle
+    return high
 
 
 def profile_heavy_count(degree: np.ndarray, growth: Growth, threshold: float) -> int:
@@ -111,8 +126,13 @@ def profile_heavy_count(degree: np.ndarray, growth: Growth, threshold: float) ->
     ones, or a profile hub would be projected as a light vertex of the
     target hub's degree.)"""
     values, counts = np.unique(degree[degree > 0], return_counts=True)
-    grown = values * np.array([growth.of_vertex(float(d)) for d in values])
-    return int(counts[grown >= threshold].sum())
+    return int(counts[grown_degrees(growth, values) >= threshold].sum())
+
+
+def grown_degrees(growth: Growth, degrees: np.ndarray) -> np.ndarray:
+    """Each degree grown to the target scale with its own vertex's growth."""
+    values, inverse = np.unique(np.asarray(degrees, dtype=np.float64), return_inverse=True)
+    return (values * np.array([growth.of_vertex(float(d)) for d in values]))[inverse.reshape(-1)]
 
 
 def target_heavy_count(lb: int, target_vertices: int) -> int:
@@ -146,11 +166,17 @@ class Spread:
             return 0.0, 0.0, 0.0
         q1, q3 = np.percentile(values, [25, 75])
         sd = (q3 - q1) / 1.349  # robust to the hubs, which the hub part carries
-        hub = max(float(values.max()) - mean - extreme_z(values.size) * sd, 0.0)
-        spread = sd * math.sqrt(self.kappa) * self.widening
-        gaussian = extreme_z(self.cells) * spread
-        return (mean * self.kappa, mean * self.kappa + max(gaussian, hub * self.hub_growth),
-                mean * self.kappa + extreme_z(group) * spread)
+        # The heaviest virtual cell's excess = its Gaussian extreme (at most
+        # the excess itself) + a hub part; so at kappa = 1 on the same cells
+        # the busiest target cell is exactly the heaviest virtual one.
+        excess = float(values.max()) - mean
+        z_profile = extreme_z(values.size)
+        gaussian_profile = min(excess, z_profile * sd)
+        hub = excess - gaussian_profile
+        widen = math.sqrt(self.kappa) * self.widening
+        gaussian = gaussian_profile * (extreme_z(self.cells) / z_profile if z_profile else 1.0) * widen
+        return (mean * self.kappa, mean * self.kappa + gaussian + hub * self.hub_growth,
+                mean * self.kappa + extreme_z(group) * min(sd, excess / max(z_profile, 1.0)) * widen)
 
 
 # ------------------------------------------------------------- messages
@@ -178,6 +204,7 @@ def stream_traffic(sweep_counts: np.ndarray, growth: float, per_node: float, nod
     sweep vertices, so its relative load varies sqrt(kappa) times less. A
     stream's packet count is E[ceil] of a Poisson count given its sender's
     load (hubs make the streams of a few senders long)."""
+    active_only = senders is not None  # the senders are a subset: price the active ones only
     spread = streams if spread is None else spread
     senders = nodes if senders is None else senders
     lam = sweep_counts * growth / spread  # edges of one sweep vertex in one stream
@@ -200,11 +227,11 @@ def stream_traffic(sweep_counts: np.ndarray, growth: float, per_node: float, nod
         short = (edges - distinct) + nonempty + max(distinct - nonempty, 0.0) * near
         entry_bytes = (short * cp.compressed_short_bytes + (edges - short) * cp.compressed_long_bytes) / edges
         room = payload_bytes - cp.compressed_header_bytes
-        packets = _packets(edges, room / entry_bytes, sender_load, kappa, senders is not None)
+        packets = _packets(edges, room / entry_bytes, sender_load, kappa, active_only)
         payload = edges * entry_bytes + packets * cp.compressed_header_bytes
     else:
         packets = _packets(edges, math.floor(payload_bytes / cp.uncompressed_entry_bytes), sender_load, kappa,
-                           senders is not None)
+                           active_only)
         payload = edges * cp.uncompressed_entry_bytes
     return StreamTraffic(edges * all_streams, payload * all_streams, packets * all_streams)
 
@@ -295,6 +322,8 @@ class LevelPricer:
             kappa, per_node = V / N, 1.0 / N  # the same few vertices, spread over more nodes
         else:
             kappa, per_node = self.local_t / (layout.n / V), self.per_node_bulk
+        if t.options.compression:  # as the executed _price: every packed edge is also compressed
+            work.ops["compress"] = work.ops["pack"].copy()
         item_growth = {name: (edge_growth if name in EDGE_OPS else 1.0) for name in cp1d.OP_NAMES}
         # the heaviest cell's excess: one light vertex, grown with its own
         # degree (in a seed level its values are already grown so)
@@ -309,7 +338,6 @@ class LevelPricer:
         # per thread: mean, busiest anywhere, busiest of a typical node
         _, _, scan_typical = threads.mean_and_busiest(cycles(scan_names), T)
         _, _, receive_typical = threads.mean_and_busiest(cycles(RECEIVE_OPS), T)
-        _, both_max, both_typical = threads.mean_and_busiest(cycles(cp1d.OP_NAMES), T)
         # every thread tests every index word of its block, whatever the frontier
         index = 0.0
         if t.options.representation == "coarse-index":
@@ -353,7 +381,17 @@ class LevelPricer:
         inject = wire * out_ratio / net.injection_bandwidth_Bps
         eject = wire * in_ratio / net.injection_bandwidth_Bps
         link = link_seconds(t.topology, net, wire * N, wire * out_ratio, wire * in_ratio)
-        overhead = (packets * out_ratio * msg.send_overhead_s + packets * in_ratio * msg.receive_overhead_s) / T
+        # Per-packet SPI overheads load every thread of a node by 1/T of the
+        # node's total (as executed): added to that node's thread cells, so
+        # that the busiest thread and the busiest node's overhead are the
+        # same node's. A virtual node's packets follow its edges.
+        clock = machine.node.clock_hz
+        relative_out = sent_cells / sent_cells.mean() if sent_cells.any() else np.ones(V)
+        relative_in = received_cells / received_cells.mean() if received_cells.any() else np.ones(V)
+        overhead_cycles = (packets / kappa * (relative_out * msg.send_overhead_s
+                                              + relative_in * msg.receive_overhead_s) / T * clock)
+        cells = cycles(cp1d.OP_NAMES) + overhead_cycles[:, None]
+        _, both_max, both_typical = threads.mean_and_busiest(cells, T)
         # the level's pairs that talk, for the longest route
         talking = N * (N - 1) * -math.expm1(-edges / pair) if edges else 0.0
         drain = 0.0
@@ -364,13 +402,12 @@ class LevelPricer:
         memory_ops = {k: work.ops[k] * (0.0 if k == "index_word" else item_growth[k]) for k in cp1d.OP_NAMES}
         memory_cells = cp1d.memory_seconds(machine, layout, memory_ops, local_vertices=self.local_t)
         _, memory_max, _ = nodes.mean_and_busiest(memory_cells)
-        cpu = (index + both_max) / clock + overhead
+        cpu = (index + both_max) / clock
         busy = max(cpu, inject, eject, link, memory_max) + drain
         per_packet = edges / packets if packets else math.floor(net.packet_payload_bytes / cp.uncompressed_entry_bytes)
         rates = [c.edges / (N * pair) / max(busy, 1e-12) for c in channels] + [0.0, 0.0]
         return PricedLevel(
-            busy_s=busy, cpu_s=cpu, cpu_mean_s=(index + both_typical) / clock + packets * (
-                msg.send_overhead_s + msg.receive_overhead_s) / T,
+            busy_s=busy, cpu_s=cpu, cpu_mean_s=(index + both_typical) / clock,
             scan_s=(index + scan_typical) / clock, receive_s=receive_typical / clock,
             inject_s=inject, eject_s=eject, link_s=link, memory_s=memory_max, drain_s=drain,
             edges_sent=edges * N, payload=payload * N, packets=packets * N, backward_packets=backward * N,
@@ -411,12 +448,11 @@ def project_root(graph: Graph, layout: Layout, root: int, target: Target, growth
     while len(frontier):
         # Seed levels: the frontier is the same handful of vertices at any
         # scale, until it first exceeds sqrt(n) (as in simbfs/projection.py).
-        seed = seed and len(frontier) <= math.sqrt(n)
+        # (A bottom-up level sweeps every unvisited vertex: never a seed.)
+        seed = seed and len(frontier) <= math.sqrt(n) and direction == TOP_DOWN
         if seed:
-            frontier_degree = degree[frontier].astype(np.float64)
-            weight = frontier_degree.sum()
-            edge_growth = (float(np.dot(frontier_degree, [growth.of_vertex(d) for d in frontier_degree]))
-                           / weight if weight else growth.mean)
+            weight = float(degree[frontier].sum())
+            edge_growth = float(grown_degrees(growth, degree[frontier]).sum()) / weight if weight else growth.mean
         else:
             edge_growth = growth.mean
         if direction == TOP_DOWN:
@@ -449,21 +485,19 @@ def project_root(graph: Graph, layout: Layout, root: int, target: Target, growth
         frontier = new
         level += 1
         if options.direction_optimising and len(new):
-            grown = degree[new].astype(np.float64)
             if seed and len(new) <= math.sqrt(n):
                 # still a seed frontier: its edges grow with its own degrees, the unvisited with n
-                frontier_edges = float(np.dot(grown, [growth.of_vertex(d) for d in grown]))
+                frontier_edges = float(grown_degrees(growth, degree[new]).sum())
                 direction = calc_direction(frontier_edges, unvisited * target.vertices / n)
-            else:
-                direction = calc_direction(grown.sum() * growth.mean, unvisited)
+            else:  # both sides grow with n, which cancels
+                direction = calc_direction(float(degree[new].sum()) * growth.mean, unvisited)
     if options.load_balancing and target.heavy:
         # P^H: one allreduce of the heavy vertices' parents after the last level
         final = collectives.allreduce_cost(8 * target.heavy)
         records[-1].time_s += final
         records[-1].communication_s += final
         total += final
-    reached = visited
-    edges = graph.input_edges_in_component(reached) / graph.num_input_edges * edgefactor * target.vertices
+    edges = graph.input_edges_in_component(visited) / graph.num_input_edges * edgefactor * target.vertices
     return edges, total, records
 
 
