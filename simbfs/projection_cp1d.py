@@ -64,7 +64,7 @@ import simpy
 
 from .algorithms import cp1d
 from .algorithms.cp1d import CP1DOptions, Layout, LevelWork
-from .algorithms.cp1d_spi import NeverVisible, calc_direction
+from .algorithms.cp1d_spi import NeverVisible, bottleneck, calc_direction
 from .bfs.direction import BOTTOM_UP, TOP_DOWN
 from .engine import Collectives, Network
 from .engine.topology import Topology
@@ -78,7 +78,6 @@ VIRTUAL_NODES_MAX = 1024
 VIRTUAL_VERTICES_MIN = 256  # profile vertices per virtual node, at least
 # Work per adjacency entry grows with the mean degree; per vertex it does not.
 EDGE_OPS = ("vertex_header", "edge_entry", "pack", "compress", "unpack", "bitmap_test")
-RECEIVE_OPS = ("unpack", "claim")
 PACKET_GROUPS = 64
 
 
@@ -295,129 +294,162 @@ class PricedLevel:
     mean_hops: float = 0.0
 
 
+@dataclass
+class _Messages:
+    """A level's messages at the target: per node on average, and how much
+    more the busiest sender sends and the busiest receiver receives."""
+
+    edges: float
+    payload: float
+    packets: float
+    backward_packets: float
+    channel_edges: list  # whole machine, per channel (top-down: forward; bottom-up: probes, answers)
+    sent_cells: np.ndarray  # edges sent per virtual node
+    received_cells: np.ndarray
+    out_ratio: float
+    in_ratio: float
+
+
 class LevelPricer:
     """Steps 2-4 for one level's work on the virtual layout."""
 
     def __init__(self, target: Target, layout: Layout, growth: Growth, profile_vertices: int):
-        self.t = target
+        self.target = target
         self.layout = layout
-        self.growth = growth
         self.V = layout.N
-        machine = target.machine
-        self.local_t = target.vertices / target.nodes
-        self.costs = cp1d.op_cycles(machine, target.threads, math.ceil(self.local_t), target.heavy,
+        self.local_t = target.vertices / target.nodes  # vertices per target node
+        self.costs = cp1d.op_cycles(target.machine, target.threads, math.ceil(self.local_t), target.heavy,
                                     target.options.compression)
         self.widening = math.sqrt(growth.second) / growth.mean
         self.per_node_bulk = self.local_t / profile_vertices  # target-node vertices per profile vertex
-        light_max = float(layout.degree[~layout.heavy].max()) if (~layout.heavy).any() else 1.0
+        light = ~layout.heavy
+        light_max = float(layout.degree[light].max()) if light.any() else 1.0
         self.hub_growth = growth.of_vertex(light_max) / growth.mean
         hops = target.topology.hop_distribution()
         self.mean_hops = float(np.dot(np.arange(len(hops)), hops))
 
     def price(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int) -> PricedLevel:
-        t, machine, layout = self.t, self.t.machine, self.layout
-        net, msg, cp = machine.network, machine.messaging, machine.cp1d
-        V, N, T = self.V, t.nodes, t.threads
-        if seed:
-            kappa, per_node = V / N, 1.0 / N  # the same few vertices, spread over more nodes
+        target, layout = self.target, self.layout
+        machine = target.machine
+        net, T, N = machine.network, target.threads, target.nodes
+        if seed:  # the same few vertices, spread over more nodes
+            kappa, per_node = self.V / N, 1.0 / N
         else:
-            kappa, per_node = self.local_t / (layout.n / V), self.per_node_bulk
-        if t.options.compression:  # as the executed _price: every packed edge is also compressed
+            kappa, per_node = self.local_t / (layout.n / self.V), self.per_node_bulk
+        if target.options.compression:  # as the executed _price: every packed edge is also compressed
             work.ops["compress"] = work.ops["pack"].copy()
         item_growth = {name: (edge_growth if name in EDGE_OPS else 1.0) for name in cp1d.OP_NAMES}
-        # the heaviest cell's excess: one light vertex, grown with its own
-        # degree (in a seed level its values are already grown so)
+        # the heaviest cell's excess is one light vertex's, grown with its
+        # own degree (in a seed level the values are already grown so)
         hub_growth = 1.0 if seed else self.hub_growth
         threads = Spread(kappa, self.widening, hub_growth, N * T)
         nodes = Spread(kappa, self.widening, hub_growth, N)
+        messages = self._messages(work, seed, edge_growth, frontier_vertices, per_node, kappa, nodes)
+
+        # network: the executed loads' closed forms
+        pair = max(N - 1, 1)
+        wire = float(net.wire_bytes(messages.payload / pair, messages.packets / pair)) * pair \
+            if messages.packets else 0.0
+        inject = wire * messages.out_ratio / net.injection_bandwidth_Bps
+        eject = wire * messages.in_ratio / net.injection_bandwidth_Bps
+        link = link_seconds(target.topology, net, wire * N, wire * messages.out_ratio, wire * messages.in_ratio)
+        drain = 0.0
+        if wire:
+            talking = N * (N - 1) * -math.expm1(-messages.edges / pair)  # pairs that talk: the longest route
+            latency = longest_route_hops(target.topology, talking) * net.hop_latency_s
+            drain = (latency + cp1d.packet_flight_s(net)) * (2 if work.direction == BOTTOM_UP else 1)
+
+        # threads: sweep, receive and per-packet overheads
+        clock = machine.node.clock_hz
+        index = 0.0
+        if target.options.representation == "coarse-index":
+            # every thread tests every index word of its node, whatever the frontier
+            index = math.ceil(self.local_t / layout.index_stride) * self.costs["index_word"]
 
         def cycles(names):
             return sum(work.ops[k] * self.costs[k] * item_growth[k] for k in names if k != "index_word")
 
-        scan_names = [k for k in cp1d.OP_NAMES if k not in RECEIVE_OPS]
-        # per thread: mean, busiest anywhere, busiest of a typical node
+        scan_names = [k for k in cp1d.OP_NAMES if k not in cp1d.RECEIVE_OPS]
+        # per thread: (mean, busiest anywhere, busiest of a typical node)
         _, _, scan_typical = threads.mean_and_busiest(cycles(scan_names), T)
-        _, _, receive_typical = threads.mean_and_busiest(cycles(RECEIVE_OPS), T)
-        # every thread tests every index word of its block, whatever the frontier
-        index = 0.0
-        if t.options.representation == "coarse-index":
-            index = math.ceil(self.local_t / layout.index_stride) * self.costs["index_word"]
-        clock = machine.node.clock_hz
+        _, _, receive_typical = threads.mean_and_busiest(cycles(cp1d.RECEIVE_OPS), T)
+        cells = cycles(cp1d.OP_NAMES) + self._overhead_cycles(messages, kappa)[:, None]
+        _, busiest, typical = threads.mean_and_busiest(cells, T)
+        cpu = (index + busiest) / clock
 
-        # messages, per channel
+        memory_ops = {k: work.ops[k] * (0.0 if k == "index_word" else item_growth[k]) for k in cp1d.OP_NAMES}
+        memory_cells = cp1d.memory_seconds(machine, layout, memory_ops, local_vertices=self.local_t)
+        _, memory, _ = nodes.mean_and_busiest(memory_cells)
+
+        busy = max(cpu, inject, eject, link, memory) + drain
+        if messages.packets:
+            per_packet = messages.edges / messages.packets
+        else:  # no packet sent: a full uncompressed one
+            per_packet = math.floor(net.packet_payload_bytes / machine.cp1d.uncompressed_entry_bytes)
+        # stream rates over the level (a zero busy time only when nothing was done)
+        rates = [edges / (N * pair) / max(busy, 1e-12) for edges in messages.channel_edges]
+        probe_rate, answer_rate = (rates + [0.0, 0.0])[:2]  # a top-down level has one channel
+        return PricedLevel(
+            busy_s=busy, cpu_s=cpu, cpu_mean_s=(index + typical) / clock,
+            scan_s=(index + scan_typical) / clock, receive_s=receive_typical / clock,
+            inject_s=inject, eject_s=eject, link_s=link, memory_s=memory, drain_s=drain,
+            edges_sent=messages.edges * N, payload=messages.payload * N, packets=messages.packets * N,
+            backward_packets=messages.backward_packets * N,
+            probe_rate=probe_rate, answer_rate=answer_rate, per_packet=per_packet, mean_hops=self.mean_hops)
+
+    def _messages(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int, per_node: float,
+                  kappa: float, nodes: Spread) -> _Messages:
+        target, layout, V = self.target, self.layout, self.V
+        N, T, cp = target.nodes, target.threads, target.machine.cp1d
+        # A sender's streams: one per receiver and per thread of its own
+        # that talks to that receiver (T / N of them when N < T).
         streams = (N - 1) * max(1.0, T / N)
         channels = []
         for s in work.streams:
             counts = np.bincount(s.sweep_vertex, minlength=layout.n).astype(np.float64)
             senders = spread = None
+            stream_count = streams
             if work.direction == BOTTOM_UP and s.channel == "forward":
                 # answers: only the owners of frontier vertices send, one
                 # stream to each prober's node
                 answering = frontier_vertices * (1.0 if seed else self.local_t * N / layout.n)
                 senders = spread = max(N * -math.expm1(-answering / N), 1.0)
                 stream_count = N - 1
-            else:
-                stream_count = streams
-            channels.append(stream_traffic(counts[counts > 0], edge_growth, per_node, N, stream_count, self.local_t,
-                                           cp, net.packet_payload_bytes, t.options.compression,
-                                           seed and work.direction == TOP_DOWN, senders, spread,
-                                           np.bincount(s.sender, minlength=V).astype(np.float64), kappa))
-        # per node, on average
-        edges = sum(c.edges for c in channels) / N
-        payload = sum(c.payload for c in channels) / N
-        packets = sum(c.packets for c in channels) / N
-        backward = sum(c.packets for c, s in zip(channels, work.streams) if s.channel == "backward") / N
-        sent_cells = np.zeros(V)
-        received_cells = np.zeros(V)
+            channels.append(stream_traffic(
+                counts[counts > 0], edge_growth, per_node, N, stream_count, self.local_t, cp,
+                target.machine.network.packet_payload_bytes, target.options.compression,
+                seed=seed and work.direction == TOP_DOWN, senders=senders, spread=spread,
+                sender_load=np.bincount(s.sender, minlength=V).astype(np.float64), kappa=kappa))
+        sent_cells, received_cells = np.zeros(V), np.zeros(V)
         for s in work.streams:
             sent_cells += np.bincount(s.sender, minlength=V)
             received_cells += np.bincount(s.receiver, minlength=V)
         out_mean, out_max, _ = nodes.mean_and_busiest(sent_cells * edge_growth)
         in_mean, in_max, _ = nodes.mean_and_busiest(received_cells * edge_growth)
-        out_ratio = out_max / out_mean if out_mean else 1.0
-        in_ratio = in_max / in_mean if in_mean else 1.0
-        pair = max(N - 1, 1)
-        wire = float(net.wire_bytes(payload / pair, packets / pair)) * pair if packets else 0.0
-        inject = wire * out_ratio / net.injection_bandwidth_Bps
-        eject = wire * in_ratio / net.injection_bandwidth_Bps
-        link = link_seconds(t.topology, net, wire * N, wire * out_ratio, wire * in_ratio)
-        # Per-packet SPI overheads load every thread of a node by 1/T of the
-        # node's total (as executed): added to that node's thread cells, so
-        # that the busiest thread and the busiest node's overhead are the
-        # same node's. A virtual node's packets follow its edges.
-        clock = machine.node.clock_hz
-        relative_out = sent_cells / sent_cells.mean() if sent_cells.any() else np.ones(V)
-        relative_in = received_cells / received_cells.mean() if received_cells.any() else np.ones(V)
-        overhead_cycles = (packets / kappa * (relative_out * msg.send_overhead_s
-                                              + relative_in * msg.receive_overhead_s) / T * clock)
-        cells = cycles(cp1d.OP_NAMES) + overhead_cycles[:, None]
-        _, both_max, both_typical = threads.mean_and_busiest(cells, T)
-        # the level's pairs that talk, for the longest route
-        talking = N * (N - 1) * -math.expm1(-edges / pair) if edges else 0.0
-        drain = 0.0
-        if wire:
-            latency = longest_route_hops(t.topology, talking) * net.hop_latency_s
-            flight = (net.packet_payload_bytes + net.packet_header_bytes) / net.link_bandwidth_Bps
-            drain = (latency + flight) * (2 if work.direction == BOTTOM_UP else 1)
-        memory_ops = {k: work.ops[k] * (0.0 if k == "index_word" else item_growth[k]) for k in cp1d.OP_NAMES}
-        memory_cells = cp1d.memory_seconds(machine, layout, memory_ops, local_vertices=self.local_t)
-        _, memory_max, _ = nodes.mean_and_busiest(memory_cells)
-        cpu = (index + both_max) / clock
-        busy = max(cpu, inject, eject, link, memory_max) + drain
-        per_packet = edges / packets if packets else math.floor(net.packet_payload_bytes / cp.uncompressed_entry_bytes)
-        rates = [c.edges / (N * pair) / max(busy, 1e-12) for c in channels] + [0.0, 0.0]
-        return PricedLevel(
-            busy_s=busy, cpu_s=cpu, cpu_mean_s=(index + both_typical) / clock,
-            scan_s=(index + scan_typical) / clock, receive_s=receive_typical / clock,
-            inject_s=inject, eject_s=eject, link_s=link, memory_s=memory_max, drain_s=drain,
-            edges_sent=edges * N, payload=payload * N, packets=packets * N, backward_packets=backward * N,
-            probe_rate=rates[0], answer_rate=rates[1], per_packet=per_packet, mean_hops=self.mean_hops)
+        return _Messages(
+            edges=sum(c.edges for c in channels) / N, payload=sum(c.payload for c in channels) / N,
+            packets=sum(c.packets for c in channels) / N,
+            backward_packets=sum(c.packets for c, s in zip(channels, work.streams) if s.channel == "backward") / N,
+            channel_edges=[c.edges for c in channels], sent_cells=sent_cells,
+            received_cells=received_cells, out_ratio=out_max / out_mean if out_mean else 1.0,
+            in_ratio=in_max / in_mean if in_mean else 1.0)
+
+    def _overhead_cycles(self, messages: _Messages, kappa: float) -> np.ndarray:
+        """Per virtual node, the per-packet SPI overheads each of its threads
+        carries: 1/T of the node's total (as executed), so that the busiest
+        thread and its node's overhead are the same node's. A virtual node's
+        packets follow its edges."""
+        msg, V = self.target.machine.messaging, self.V
+        sent, received = messages.sent_cells, messages.received_cells
+        relative_out = sent / sent.mean() if sent.any() else np.ones(V)
+        relative_in = received / received.mean() if received.any() else np.ones(V)
+        return (messages.packets / kappa * (relative_out * msg.send_overhead_s + relative_in * msg.receive_overhead_s)
+                / self.target.threads * self.target.machine.node.clock_hz)
 
     def claim_delay(self, first: PricedLevel) -> _TargetClaimDelay:
         """The executed ClaimDelay's terms at the target's mean rates."""
-        net, msg = self.t.machine.network, self.t.machine.messaging
-        flight = (first.mean_hops * net.hop_latency_s
-                  + (net.packet_payload_bytes + net.packet_header_bytes) / net.link_bandwidth_Bps
+        net, msg = self.target.machine.network, self.target.machine.messaging
+        flight = (first.mean_hops * net.hop_latency_s + cp1d.packet_flight_s(net)
                   + msg.send_overhead_s + msg.receive_overhead_s)
         half = first.per_packet / 2
         probe_wait = half / first.probe_rate if first.probe_rate > 0 else math.inf
@@ -434,7 +466,7 @@ def project_root(graph: Graph, layout: Layout, root: int, target: Target, growth
     pricer = LevelPricer(target, layout, growth, n)
     collectives = Collectives(simpy.Environment(), target.nodes, machine.collectives,
                               Network(simpy.Environment(), target.topology, machine.network, machine.messaging))
-    closing_words = 2 + 2 * (-(-target.heavy // 64)) if options.load_balancing else 2
+    closing_words = cp1d.closing_words(target.heavy if options.load_balancing else 0)
     closing_s = collectives.allreduce_cost(8 * closing_words)
     degree = layout.degree
     visited = np.zeros(n, dtype=bool)
@@ -502,9 +534,7 @@ def project_root(graph: Graph, layout: Layout, root: int, target: Target, growth
 
 
 def _bottleneck(priced: PricedLevel) -> str:
-    terms = {"compute": priced.cpu_s, "injection": priced.inject_s, "ejection": priced.eject_s,
-             "link": priced.link_s, "memory": priced.memory_s}
-    return max(terms, key=terms.get)
+    return bottleneck(priced.cpu_s, priced.inject_s, priced.eject_s, priced.link_s, priced.memory_s)
 
 
 def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm, profile_scale: int,

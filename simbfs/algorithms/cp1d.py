@@ -286,6 +286,19 @@ def scan_ops(layout: Layout, active: np.ndarray, options: CP1DOptions, ops: dict
 
 
 OP_NAMES = ("index_word", "vertex_header", "edge_entry", "pack", "compress", "unpack", "bitmap_test", "claim")
+# What a thread does for incoming messages (the rest is its sweep: "scan")
+RECEIVE_OPS = ("unpack", "claim")
+
+
+def closing_words(heavy_count: int) -> int:
+    """64-bit words of a level's closing allreduce: two counts for
+    CalcDirection, plus Vis^H and Out^H as bitmaps (Algorithm 4, lines 14-15)."""
+    return 2 + 2 * (-(-heavy_count // 64))
+
+
+def packet_flight_s(network) -> float:
+    """One full packet's time on a link."""
+    return (network.packet_payload_bytes + network.packet_header_bytes) / network.link_bandwidth_Bps
 
 
 def new_ops(layout: Layout) -> dict:

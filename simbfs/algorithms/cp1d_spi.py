@@ -64,8 +64,8 @@ class ClaimDelay:
         self.sweep_time = sweep_time
         net = sim.machine.network
         self._hops = sim.topology.hop_matrix
-        packet_time = (net.packet_payload_bytes + net.packet_header_bytes) / net.link_bandwidth_Bps
-        self._flight = packet_time + sim.machine.messaging.send_overhead_s + sim.machine.messaging.receive_overhead_s
+        messaging = sim.machine.messaging
+        self._flight = cp1d.packet_flight_s(net) + messaging.send_overhead_s + messaging.receive_overhead_s
         self._hop = net.hop_latency_s
         self._probe_rate = probe_rate  # N x N edges per second, or None (no buffering)
         self._answer_rate = answer_rate
@@ -188,9 +188,8 @@ class Cp1dRun:
         self._level_start = 0.0
         self._done = False
         heavy = self.layout.heavy_count if self.options.load_balancing else 0
-        # Closing allreduce: two counts, plus Vis^H and Out^H as 64-bit
-        # words (Algorithm 4, lines 14-15); P^H once at the end.
-        self._closing_words = 2 + 2 * (-(-heavy // 64))
+        # Closing allreduce each level; P^H once at the end.
+        self._closing_words = cp1d.closing_words(heavy)
         self._final_words = heavy
 
     def closing_allreduce(self, rank: int, after: float):
@@ -243,17 +242,16 @@ class _Run(Cp1dRun):
         traffic = cp1d.encode(layout, work.streams, self.cp, machine.network.packet_payload_bytes, opts.compression)
         loads = self.ctx.network.traffic_loads(traffic.payload, traffic.packets)
         clock = machine.node.clock_hz
-        receive_ops = ("unpack", "claim")
-        scan_s = cp1d.thread_cycles(machine, layout, {k: v for k, v in work.ops.items() if k not in receive_ops},
+        scan_s = cp1d.thread_cycles(machine, layout, {k: v for k, v in work.ops.items() if k not in cp1d.RECEIVE_OPS},
                                     opts.compression) / clock
-        receive_s = cp1d.thread_cycles(machine, layout, {k: work.ops[k] for k in receive_ops},
+        receive_s = cp1d.thread_cycles(machine, layout, {k: work.ops[k] for k in cp1d.RECEIVE_OPS},
                                        opts.compression) / clock
         msg = machine.messaging
         overhead = (loads.packets_out * msg.send_overhead_s + loads.packets_in * msg.receive_overhead_s) / layout.T
         cpu = (scan_s + receive_s + overhead[:, None]).max(axis=1)
         memory = cp1d.memory_seconds(machine, layout, work.ops)
         net = machine.network
-        packet_flight = (net.packet_payload_bytes + net.packet_header_bytes) / net.link_bandwidth_Bps
+        packet_flight = cp1d.packet_flight_s(net)
         drain = 0.0
         if loads.wire_bytes:
             drain = (loads.latency_s + packet_flight) * (2 if work.direction == BOTTOM_UP else 1)
@@ -334,8 +332,13 @@ class _Run(Cp1dRun):
 
 
 def _bottleneck(cpu: np.ndarray, loads, memory: np.ndarray) -> str:
-    terms = {"compute": float(cpu.max()), "injection": float(loads.inject_s.max()),
-             "ejection": float(loads.eject_s.max()), "link": loads.link_s, "memory": float(memory.max())}
+    return bottleneck(float(cpu.max()), float(loads.inject_s.max()), float(loads.eject_s.max()), loads.link_s,
+                      float(memory.max()))
+
+
+def bottleneck(cpu_s: float, inject_s: float, eject_s: float, link_s: float, memory_s: float) -> str:
+    """The resource that bounds a level's busy time (ties: the first named)."""
+    terms = {"compute": cpu_s, "injection": inject_s, "ejection": eject_s, "link": link_s, "memory": memory_s}
     return max(terms, key=terms.get)
 
 
