@@ -274,7 +274,8 @@ class _TargetClaimDelay:
 
 @dataclass
 class PricedLevel:
-    busy_s: float
+    busy_s: float  # the busiest node's
+    typical_busy_s: float
     cpu_s: float
     cpu_mean_s: float
     scan_s: float
@@ -379,18 +380,21 @@ class LevelPricer:
 
         memory_ops = {k: work.ops[k] * (0.0 if k == "index_word" else item_growth[k]) for k in cp1d.OP_NAMES}
         memory_cells = cp1d.memory_seconds(machine, layout, memory_ops, local_vertices=self.local_t)
-        _, memory, _ = nodes.mean_and_busiest(memory_cells)
+        memory_mean, memory, _ = nodes.mean_and_busiest(memory_cells)
 
         busy = max(cpu, inject, eject, link, memory) + drain
+        # a typical node's busy time: its sweep sets the claim timing
+        typical_busy = max((index + typical) / clock, wire / net.injection_bandwidth_Bps, link,
+                           memory_mean) + drain
         if messages.packets:
             per_packet = messages.edges / messages.packets
         else:  # no packet sent: a full uncompressed one
             per_packet = math.floor(net.packet_payload_bytes / machine.cp1d.uncompressed_entry_bytes)
         # stream rates over the level (a zero busy time only when nothing was done)
-        rates = [edges / (N * pair) / max(busy, 1e-12) for edges in messages.channel_edges]
+        rates = [edges / (N * pair) / max(typical_busy, 1e-12) for edges in messages.channel_edges]
         probe_rate, answer_rate = (rates + [0.0, 0.0])[:2]  # a top-down level has one channel
         return PricedLevel(
-            busy_s=busy, cpu_s=cpu, cpu_mean_s=(index + typical) / clock,
+            busy_s=busy, typical_busy_s=typical_busy, cpu_s=cpu, cpu_mean_s=(index + typical) / clock,
             scan_s=(index + scan_typical) / clock, receive_s=receive_typical / clock,
             inject_s=inject, eject_s=eject, link_s=link, memory_s=memory, drain_s=drain,
             edges_sent=messages.edges * N, payload=messages.payload * N, packets=messages.packets * N,
@@ -453,8 +457,9 @@ class LevelPricer:
                   + msg.send_overhead_s + msg.receive_overhead_s)
         half = first.per_packet / 2
         probe_wait = half / first.probe_rate if first.probe_rate > 0 else math.inf
-        answer_wait = min(half / first.answer_rate if first.answer_rate > 0 else math.inf, first.busy_s / 2)
-        return _TargetClaimDelay(self.V, first.busy_s, flight, probe_wait, answer_wait)
+        sweep = first.typical_busy_s  # as executed, each node's own sweep: a typical one's
+        answer_wait = min(half / first.answer_rate if first.answer_rate > 0 else math.inf, sweep / 2)
+        return _TargetClaimDelay(self.V, sweep, flight, probe_wait, answer_wait)
 
 
 # ------------------------------------------------------------------ root
