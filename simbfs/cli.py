@@ -32,7 +32,7 @@ examples:
       a picture of where the time goes, level by level
   simbfs run bluegene_q --nodes 65536 --scale 40 --algorithm cp1d-spi --mode project
       the paper's headline run, far too large for this computer, projected from
-      real BFS runs on a scale-20 graph (about a minute)
+      real BFS runs on a scale-20 graph (about 30 s on 2 cores)
   simbfs run my_machine.yaml --nodes 64 --scale 14
       your own machine file (start from a bundled one: see `simbfs machines`)
 
