@@ -97,21 +97,22 @@ def heavy_share(scale: int, edgefactor: int, count: float) -> float:
     return float(np.dot(taken, degrees) / np.dot(counts, degrees))
 
 
-def heavy_threshold(scale: int, edgefactor: int, count: int) -> float:
-    """The degree above which a graph of ``scale`` has ``count`` vertices, in
-    expectation: a vertex of class j has a Poisson-like degree of mean d_j
-    (a sum of many unlikely edges), so the number above x is
-    sum_j C(s, j) P(degree_j >= x), with the normal approximation of the tail."""
+def expected_count_above(scale: int, edgefactor: int, degree: float) -> float:
+    """Expected number of vertices of degree >= ``degree`` in a graph of
+    ``scale``: a vertex of class j has a Poisson-like degree of mean d_j (a
+    sum of many unlikely edges), so the count is sum_j C(s, j) P(degree_j >=
+    x), with the normal approximation of the tail."""
     degrees, counts = _class_degrees(scale, edgefactor)
+    z = (degree - 0.5 - degrees) / np.sqrt(2.0 * np.maximum(degrees, 1e-9))
+    return float(np.dot(counts, [0.5 * math.erfc(v) for v in z]))
 
-    def above(x: float) -> float:
-        z = (x - 0.5 - degrees) / np.sqrt(2.0 * np.maximum(degrees, 1e-9))
-        return float(np.dot(counts, [0.5 * math.erfc(v) for v in z]))
 
-    low, high = 1.0, float(degrees[0]) * 4 + 64
-    for _ in range(100):  # bisection on a decreasing function of x
+def heavy_threshold(scale: int, edgefactor: int, count: float) -> float:
+    """The degree above which a graph of ``scale`` has ``count`` vertices, in expectation."""
+    low, high = 1.0, float(_class_degrees(scale, edgefactor)[0][0]) * 4 + 64
+    for _ in range(100):  # bisection on a decreasing function of the degree
         middle = math.sqrt(low * high)
-        if above(middle) > count:
+        if expected_count_above(scale, edgefactor, middle) > count:
             low = middle
         else:
             high = middle
@@ -120,12 +121,43 @@ def heavy_threshold(scale: int, edgefactor: int, count: int) -> float:
 
 def profile_heavy_count(degree: np.ndarray, growth: Growth, threshold: float) -> int:
     """How many profile vertices are heavy at the target: those whose degree,
-    grown to the target scale, reaches the target's LB-th largest degree.
-    (Not a share match: the vertices left light must be the target's light
-    ones, or a profile hub would be projected as a light vertex of the
-    target hub's degree.)"""
+    grown to the target scale, reaches ``threshold``. (Not a share match: the
+    vertices left light must be the target's light ones, or a profile hub
+    would be projected as a light vertex of the target hub's degree.)"""
     values, counts = np.unique(degree[degree > 0], return_counts=True)
     return int(counts[grown_degrees(growth, values) >= threshold].sum())
+
+
+def heavy_vertices_at_profile(degree: np.ndarray, growth: Growth, profile_scale: int, target_scale: int,
+                              edgefactor: int, heavy_target: int) -> int:
+    """The profile's heavy count: the profile vertices whose grown degree
+    reaches the target threshold x at which the target has LB heavy
+    vertices. The closed form miscounts the vertices above a degree by a
+    factor that the profile graph shows (its actual count over the closed
+    form's, at the profile degree that grows to x); that factor is assumed
+    to carry over, so x solves closed-form count at the target x factor = LB.
+    Projected from its own scale, this picks exactly LB vertices."""
+    values, counts = np.unique(degree[degree > 0], return_counts=True)
+    grown = grown_degrees(growth, values)
+    above_actual = np.cumsum(counts[::-1])[::-1]  # profile vertices with degree >= values[i]
+
+    def excess(x: float) -> tuple[float, int]:
+        i = int(np.searchsorted(grown, x))  # first profile degree that grows to x or more
+        if i >= len(values):
+            return expected_count_above(target_scale, edgefactor, x) - heavy_target, 0
+        actual = int(above_actual[i])
+        closed = expected_count_above(profile_scale, edgefactor, float(values[i]))
+        factor = actual / closed if closed > 0 else 1.0
+        return expected_count_above(target_scale, edgefactor, x) * factor - heavy_target, actual
+
+    low, high = 1.0, float(grown[-1]) * 4 + 64
+    for _ in range(100):  # bisection: the excess falls as the threshold rises
+        middle = math.sqrt(low * high)
+        if excess(middle)[0] > 0:
+            low = middle
+        else:
+            high = middle
+    return excess(high)[1]
 
 
 def grown_degrees(growth: Growth, degrees: np.ndarray) -> np.ndarray:
@@ -553,7 +585,7 @@ def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm,
     heavy_t = target_heavy_count(cp.heavy_vertices, n_target) if options.load_balancing else 0
     heavy_p = 0
     if heavy_t:
-        heavy_p = profile_heavy_count(graph.degree, growth, heavy_threshold(target_scale, edgefactor, heavy_t))
+        heavy_p = heavy_vertices_at_profile(graph.degree, growth, profile_scale, target_scale, edgefactor, heavy_t)
     virtual = virtual_nodes(topology.nodes, graph.num_vertices)
     layout = Layout(graph, virtual, threads, heavy_p, cp.index_stride, share_limit=None)
     target = Target(machine, topology, topology.nodes, n_target, threads, heavy_t, options)

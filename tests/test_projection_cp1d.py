@@ -12,7 +12,8 @@ from simbfs.errors import UserError
 from simbfs.graph import GraphSpec, load_graph, search_keys
 from simbfs.machine import load_machine
 from simbfs.projection import Growth
-from simbfs.projection_cp1d import (heavy_share, heavy_threshold, profile_heavy_count, stream_traffic,
+from simbfs.projection_cp1d import (heavy_share, heavy_threshold, heavy_vertices_at_profile, profile_heavy_count,
+                                    stream_traffic,
                                     virtual_nodes)
 from simbfs.runner import RunConfig, run
 
@@ -83,6 +84,18 @@ def test_heavy_set_at_the_profile_is_the_target_heavy_vertices_grown_back():
     assert heavy_share(20, 16, 1024) < heavy_share(20, 16, 4096) < 1
     assert heavy_share(40, 16, 4096) < heavy_share(20, 16, 4096)
     assert heavy_threshold(40, 16, 4096) > heavy_threshold(20, 16, 4096)
+
+
+def test_projected_from_its_own_scale_the_heavy_set_is_the_executed_one(level_two):
+    # the executed rule takes LB = min(4096, n / 1024) vertices; the
+    # projection's count, corrected by the profile's own closed-form
+    # miscount, must give the same at the profile's own scale
+    graph, _ = level_two
+    lb = graph.num_vertices // 1024
+    same_scale = heavy_vertices_at_profile(graph.degree, Growth.between(14, 14, 16), 14, 14, 16, lb)
+    assert same_scale == pytest.approx(lb, abs=1)
+    # growing to a larger target keeps fewer profile vertices heavy than the target has
+    assert heavy_vertices_at_profile(graph.degree, Growth.between(14, 40, 16), 14, 40, 16, 4096) < 4096
 
 
 def test_virtual_nodes_are_the_target_nodes_when_the_profile_can_hold_them():
