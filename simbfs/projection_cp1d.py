@@ -41,7 +41,7 @@ terms for the target (N nodes, scale S) without its graph, in four steps
    previous edge's sweep vertex is 0..127, else 8 B, 8 B per packet): a
    sweep vertex u with c edges in the level puts Poisson(c / streams) of
    them into each stream; duplicates are short, and consecutive distinct
-   ones are short with probability 1 - exp(-127 D / L) for D distinct
+   ones are short with probability 1 - (1 - 127 / L)^D for D distinct
    sweep vertices among the node's L. Injection, ejection, the busiest
    torus link and the longest route use the same closed forms as the
    level-synchronous projection (simbfs/projection.py). Bottom-up claim
@@ -78,7 +78,7 @@ VIRTUAL_NODES_MAX = 1024
 VIRTUAL_VERTICES_MIN = 256  # profile vertices per virtual node, at least
 # Work per adjacency entry grows with the mean degree; per vertex it does not.
 EDGE_OPS = ("vertex_header", "edge_entry", "pack", "compress", "unpack", "bitmap_test")
-PACKET_GROUPS = 64
+PACKET_GROUPS = 16  # per side: 16 x 16 (sender, receiver) load pairs
 
 
 # ------------------------------------------------------------ heavy set
@@ -223,7 +223,8 @@ class StreamTraffic:
 def stream_traffic(sweep_counts: np.ndarray, growth: float, per_node: float, nodes: int, streams: float,
                    local_vertices: float, cp, payload_bytes: float, compression: bool,
                    seed: bool = False, senders: float | None = None, spread: float | None = None,
-                   sender_load: np.ndarray | None = None, kappa: float = 1.0) -> StreamTraffic:
+                   sender_load: np.ndarray | None = None, kappa: float = 1.0,
+                   receiver_load: np.ndarray | None = None) -> StreamTraffic:
     """A channel's traffic, from the profile's edges per sweep vertex
     (``sweep_counts``, each grown by ``growth``): ``per_node`` target-node
     vertices per profile vertex; each of ``senders`` nodes (default all)
@@ -254,30 +255,44 @@ def stream_traffic(sweep_counts: np.ndarray, growth: float, per_node: float, nod
     if compression:
         distinct = nodes * per_node * float((-np.expm1(-lam)).sum()) * spread / all_streams
         nonempty = -math.expm1(-edges)
-        near = -math.expm1(-cp.delta_max * distinct / max(local_vertices, 1.0))
+        # D sweep vertices spread over the L local ids: a gap exceeds the
+        # largest short delta with probability (1 - delta / L)^D
+        near = 1.0 - max(1.0 - cp.delta_max / max(local_vertices, 1.0), 0.0) ** distinct
         short = (edges - distinct) + nonempty + max(distinct - nonempty, 0.0) * near
         entry_bytes = (short * cp.compressed_short_bytes + (edges - short) * cp.compressed_long_bytes) / edges
         room = payload_bytes - cp.compressed_header_bytes
-        packets = _packets(edges, room / entry_bytes, sender_load, kappa, active_only)
+        packets = _packets(edges, room / entry_bytes, sender_load, kappa, active_only, receiver_load)
         payload = edges * entry_bytes + packets * cp.compressed_header_bytes
     else:
         packets = _packets(edges, math.floor(payload_bytes / cp.uncompressed_entry_bytes), sender_load, kappa,
-                           active_only)
+                           active_only, receiver_load)
         payload = edges * cp.uncompressed_entry_bytes
     return StreamTraffic(edges * all_streams, payload * all_streams, packets * all_streams)
 
 
-def _packets(edges: float, unit: float, sender_load: np.ndarray | None, kappa: float, active_only: bool) -> float:
-    """Mean packets of a stream of Poisson(edges x its sender's relative load) edges."""
+def _packets(edges: float, unit: float, sender_load: np.ndarray | None, kappa: float, active_only: bool,
+             receiver_load: np.ndarray | None = None) -> float:
+    """Mean packets of a stream of Poisson(edges x its sender's relative
+    load x its receiver's) edges: hubs make the streams of a few senders,
+    and (bottom-up probes go to the owners of the probed neighbours) to a
+    few receivers, long, and the rest short."""
     if sender_load is None or len(sender_load) < 2:
         return poisson_ceil_mean(edges, unit)
-    load = sender_load[sender_load > 0] if active_only else sender_load
+    senders = _load_groups(sender_load[sender_load > 0] if active_only else sender_load, kappa)
+    receivers = _load_groups(receiver_load, kappa) if receiver_load is not None and len(receiver_load) > 1 \
+        else [(1.0, 1.0)]
+    return float(sum(ws * wr * poisson_ceil_mean(edges * rs * rr, unit) for rs, ws in senders for rr, wr in receivers))
+
+
+def _load_groups(load: np.ndarray, kappa: float) -> list:
+    """(relative load, weight) of equal-count groups of nodes by load. A
+    target node holds kappa times the items of a virtual one, so its relative
+    load varies sqrt(kappa) times less; E[ceil] is smooth in the rate, so
+    PACKET_GROUPS groups stand for all the nodes and pricing stays cheap."""
     relative = load / load.mean()
     relative = np.maximum(1.0 + (relative - 1.0) / math.sqrt(max(kappa, 1.0)), 0.0)
-    # E[ceil] is smooth in the rate: 64 equal-count groups of senders (by
-    # load) stand for all of them, so pricing stays cheap at 1,024 virtual nodes
     groups = np.array_split(np.sort(relative), min(PACKET_GROUPS, len(relative)))
-    return float(sum(len(g) * poisson_ceil_mean(edges * float(g.mean()), unit) for g in groups) / len(relative))
+    return [(float(g.mean()), len(g) / len(relative)) for g in groups]
 
 
 # ---------------------------------------------------------------- levels
@@ -455,7 +470,8 @@ class LevelPricer:
                 counts[counts > 0], edge_growth, per_node, N, stream_count, self.local_t, cp,
                 target.machine.network.packet_payload_bytes, target.options.compression,
                 seed=seed and work.direction == TOP_DOWN, senders=senders, spread=spread,
-                sender_load=np.bincount(s.sender, minlength=V).astype(np.float64), kappa=kappa))
+                sender_load=np.bincount(s.sender, minlength=V).astype(np.float64), kappa=kappa,
+                receiver_load=np.bincount(s.receiver, minlength=V).astype(np.float64)))
         sent_cells, received_cells = np.zeros(V), np.zeros(V)
         for s in work.streams:
             sent_cells += np.bincount(s.sender, minlength=V)
