@@ -124,10 +124,7 @@ def _compare(rows, per_root):
 
 
 def _plot(rows, per_root, path, profile_scale):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = B.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     racks = [r["racks"] for r in rows]
     data = [[p["gteps"] for p in per_root if p["racks"] == count] for count in racks]

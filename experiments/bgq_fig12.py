@@ -87,10 +87,7 @@ def _compare(rows, profile_scale):
 
 
 def _plot(rows, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = B.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     labels = [f"{r['algorithm']}\n{r['nodes']} n, s{r['scale']}\n{r['mode'].upper()}" for r in rows]
     colours = ["C0" if r["algorithm"] == "cp1d-spi" else "C1" for r in rows]

@@ -163,10 +163,7 @@ def _central_levels(levels):
 
 
 def _plot(rows, path, sizes):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = B.pyplot()
     fig, axes = plt.subplots(1, len(sizes), figsize=(6 * len(sizes), 4), squeeze=False)
     width = 0.27
     for ax, (nodes, scale) in zip(axes[0], sizes):

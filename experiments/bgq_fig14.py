@@ -97,10 +97,7 @@ def main(argv=None):
 
 
 def _plot(rows, path, nodes, scale):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = B.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, marker in zip(VARIANTS, "os^"):
         mine = [r for r in rows if r["variant"] == label]

@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 try:
-    from experiments.common import ROOT, out_dir, parser, save_figure, write_csv
+    from experiments.common import ROOT, out_dir, parser, pyplot, save_figure, write_csv
 except ImportError:
-    from common import ROOT, out_dir, parser, save_figure, write_csv
+    from common import ROOT, out_dir, parser, pyplot, save_figure, write_csv
 
 import simpy  # noqa: E402
 
@@ -103,9 +103,7 @@ def measure(nodes: int, packet_sizes, machine) -> list[dict]:
 
 
 def plot(rows: list[dict], path: Path, link_Bps: float) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for nodes in sorted({row["nodes"] for row in rows}):
         mine = [row for row in rows if row["nodes"] == nodes]

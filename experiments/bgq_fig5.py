@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 try:
-    from experiments.common import ROOT, out_dir, parser, save_figure, write_csv
+    from experiments.common import ROOT, out_dir, parser, pyplot, save_figure, write_csv
 except ImportError:
-    from common import ROOT, out_dir, parser, save_figure, write_csv
+    from common import ROOT, out_dir, parser, pyplot, save_figure, write_csv
 
 from simbfs.bfs import bfs_reference  # noqa: E402
 from simbfs.claims import claim, within_tolerance  # noqa: E402
@@ -85,9 +85,7 @@ def central_levels(mean_td: np.ndarray) -> tuple[int, list[int], float]:
 
 
 def plot(result: dict, scale: int, path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     levels = np.arange(result["frontier"].shape[1])
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for key, label, marker in (("frontier", "vertices in the frontier", "s"), ("td", "edges examined, top-down", "o"),

@@ -55,10 +55,7 @@ def main(argv=None):
 
 
 def _plot(rows, path, nodes, scale):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = B.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     width = 0.27
     for i, label in enumerate(VARIANTS):

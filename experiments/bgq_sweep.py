@@ -31,10 +31,7 @@ def sweep(name: str, title: str, configs: list[tuple[str, str, int, int, tuple]]
 
 
 def _plot(rows, path, title):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = B.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     labels = [r["configuration"] for r in rows]
     ax.bar(range(len(rows)), [r["harmonic_mean_gteps"] for r in rows], color="tab:blue")

@@ -28,7 +28,7 @@ def main(argv=None):
         r = C.run_cell(ARITY, scale, 8, roots=2 if args.quick else ROOTS)
         rows.append({"arity": ARITY, "scale": scale, "vertices": r["vertices"], "ME_s": r["teps"] / 1e6})
     C.write_csv(out / "arity10.csv", rows)
-    plt = C.plot()
+    plt = C.pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.5))
     ax.plot([r["vertices"] for r in rows], [r["ME_s"] for r in rows], marker="o", label="simbfs (cell-overlap)")
     ax.axhline(claim("cell.arity10")["value"], color="k", ls="--", label="paper, 8 SPEs")

@@ -10,9 +10,9 @@ from functools import lru_cache
 
 
 try:
-    from experiments.common import ROOT, out_dir, parser, write_csv  # noqa: F401  (re-exported)
+    from experiments.common import ROOT, out_dir, parser, pyplot, write_csv  # noqa: F401  (re-exported)
 except ImportError:
-    from common import ROOT, out_dir, parser, write_csv  # noqa: F401  (re-exported)
+    from common import ROOT, out_dir, parser, pyplot, write_csv  # noqa: F401  (re-exported)
 
 from simbfs.algorithms import get_algorithm  # noqa: E402
 from simbfs.bfs import validate_bfs_tree  # noqa: E402
@@ -71,8 +71,3 @@ def claim_line(claim_id: str, predicted: float, paper: float, tolerance: float |
     return f"  {claim_id:<22} paper {paper:10.2f}  simbfs {predicted:10.2f} {unit:<10} error {error:+7.1%}{tol} {verdict}"
 
 
-def plot():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt

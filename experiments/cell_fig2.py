@@ -108,7 +108,7 @@ def main(argv=None):
         row["error"] = row["simbfs_ME_s"] / row["paper_ME_s"] - 1
         row["verdict"] = "within" if abs(row["error"]) <= row["tolerance"] else "MISS"
     C.write_csv(out / "fig2_steps.csv", rows)
-    plt = C.plot()
+    plt = C.pyplot()
     fig, ax = plt.subplots(figsize=(9, 4))
     labels = [f"{r['step']}\n{r['case']}" for r in rows]
     x = np.arange(len(rows))

@@ -29,7 +29,7 @@ def main(argv=None):
             rate = dma_stream_rate(block, spes, count=count)
             rows.append({"spes": spes, "block_B": block, "aggregate_GB_s": rate * spes / 1e9, "per_spe_GB_s": rate / 1e9})
     C.write_csv(out / "fig3_dma.csv", rows)
-    plt = C.plot()
+    plt = C.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for spes in SPE_COUNTS:
         pts = [r for r in rows if r["spes"] == spes]

@@ -39,7 +39,7 @@ def main(argv=None):
             "mean_bitmap_s": sum(bitmaps) / max(1, len(bitmaps)),
         })
     C.write_csv(out / "fig5_overlap.csv", rows)
-    plt = C.plot()
+    plt = C.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     x = range(len(rows))
     ax.bar(x, [r["compute_s"] * 1e3 for r in rows], label="computation (dispatch + bitmap)")

@@ -36,7 +36,7 @@ def main(argv=None):
         one = next(r for r in rows if r["arity"] == row["arity"] and r["spes"] == 1)["ME_s"]
         row["efficiency"] = row["ME_s"] / (one * row["spes"])
     C.write_csv(out / "fig6_scaling.csv", rows)
-    plt = C.plot()
+    plt = C.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for arity in arities:
         pts = [r for r in rows if r["arity"] == arity]

@@ -41,7 +41,7 @@ def main(argv=None):
     rows += [{"arity": a, "processor": p, "ME_s": cell[a] / ratio, "source": f"quoted: Cell / {ratio:g} (001, 5)"}
              for a, p, ratio in QUOTED]
     C.write_csv(out / "fig7_comparison.csv", rows)
-    plt = C.plot()
+    plt = C.pyplot()
     fig, axes = plt.subplots(1, len(ARITIES), figsize=(11, 4), sharey=True)
     for ax, arity in zip(axes, ARITIES):
         pts = [r for r in rows if r["arity"] == arity]

@@ -33,7 +33,7 @@ def main(argv=None):
     computes = [s for s in spans if s.kind == "dispatch"]
     end = computes[min(WINDOW_ITERATIONS, len(computes) - 1)].time_s if computes else start + busiest.time_s
     window = [s for s in spans if s.time_s < end]
-    plt = C.plot()
+    plt = C.pyplot()
     fig, ax = plt.subplots(figsize=(10, 3))
     lanes = {"SPU": 2, "MFC (main memory)": 1, "MFC (EIB puts)": 0}
     for s in window:

@@ -37,6 +37,16 @@ def write_csv(path: Path, rows: list[dict]) -> None:
         writer.writerows(rows)
 
 
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (files only, no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def save_figure(fig, path: Path) -> None:
     """Lay out, write (PNG, 120 dpi) and close a matplotlib figure."""
     import matplotlib.pyplot as plt
