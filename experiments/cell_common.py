@@ -69,5 +69,3 @@ def claim_line(claim_id: str, predicted: float, paper: float, tolerance: float |
     verdict = "" if tolerance is None else ("within tolerance" if abs(error) <= tolerance else "MISS")
     tol = "" if tolerance is None else f" (tolerance {tolerance:.0%})"
     return f"  {claim_id:<22} paper {paper:10.2f}  simbfs {predicted:10.2f} {unit:<10} error {error:+7.1%}{tol} {verdict}"
-
-
