@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 import os
 from pathlib import Path
 
@@ -317,8 +318,8 @@ def _check_shape_table(item, path, values, sources, problems) -> None:
         if not _check_source(entry, entry_path, sources, problems):
             continue
         shape = tuple(entry["shape"])
-        if _product(shape) != count:
-            problems.add(entry_path, f"shape {list(shape)} holds {_product(shape)} nodes, not {count}")
+        if math.prod(shape) != count:
+            problems.add(entry_path, f"shape {list(shape)} holds {math.prod(shape)} nodes, not {count}")
             continue
         table[count] = shape
     values[path] = table
@@ -381,13 +382,6 @@ def _cross_checks(values: dict, problems: _Problems) -> None:
                                                f"packets occupy the wire in granules, so make it a multiple")
     if values["network.packet_granule"] > values["network.packet_payload"]:
         problems.add("network.packet_granule", "cannot exceed network.packet_payload")
-
-
-def _product(shape) -> int:
-    out = 1
-    for x in shape:
-        out *= x
-    return out
 
 
 def _construct(v: dict, sources: dict, origin: str) -> Machine:
