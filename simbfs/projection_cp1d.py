@@ -90,13 +90,6 @@ def _class_degrees(scale: int, edgefactor: int):
     return degrees[order], counts[order]
 
 
-def heavy_share(scale: int, edgefactor: int, count: float) -> float:
-    """Expected share of the adjacency held by the ``count`` heaviest vertices."""
-    degrees, counts = _class_degrees(scale, edgefactor)
-    taken = np.clip(count - np.concatenate([[0.0], np.cumsum(counts)[:-1]]), 0.0, counts)
-    return float(np.dot(taken, degrees) / np.dot(counts, degrees))
-
-
 def expected_count_above(scale: int, edgefactor: int, degree: float) -> float:
     """Expected number of vertices of degree >= ``degree`` in a graph of
     ``scale``: a vertex of class j has a Poisson-like degree of mean d_j (a
@@ -105,27 +98,6 @@ def expected_count_above(scale: int, edgefactor: int, degree: float) -> float:
     degrees, counts = _class_degrees(scale, edgefactor)
     z = (degree - 0.5 - degrees) / np.sqrt(2.0 * np.maximum(degrees, 1e-9))
     return float(np.dot(counts, [0.5 * math.erfc(v) for v in z]))
-
-
-def heavy_threshold(scale: int, edgefactor: int, count: float) -> float:
-    """The degree above which a graph of ``scale`` has ``count`` vertices, in expectation."""
-    low, high = 1.0, float(_class_degrees(scale, edgefactor)[0][0]) * 4 + 64
-    for _ in range(100):  # bisection on a decreasing function of the degree
-        middle = math.sqrt(low * high)
-        if expected_count_above(scale, edgefactor, middle) > count:
-            low = middle
-        else:
-            high = middle
-    return high
-
-
-def profile_heavy_count(degree: np.ndarray, growth: Growth, threshold: float) -> int:
-    """How many profile vertices are heavy at the target: those whose degree,
-    grown to the target scale, reaches ``threshold``. (Not a share match: the
-    vertices left light must be the target's light ones, or a profile hub
-    would be projected as a light vertex of the target hub's degree.)"""
-    values, counts = np.unique(degree[degree > 0], return_counts=True)
-    return int(counts[grown_degrees(growth, values) >= threshold].sum())
 
 
 def heavy_vertices_at_profile(degree: np.ndarray, growth: Growth, profile_scale: int, target_scale: int,
