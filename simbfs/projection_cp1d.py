@@ -303,7 +303,6 @@ class PricedLevel:
     eject_s: float
     link_s: float
     memory_s: float
-    drain_s: float
     edges_sent: float
     payload: float
     packets: float
@@ -311,7 +310,6 @@ class PricedLevel:
     probe_rate: float = 0.0  # edges per second per (sender, receiver) pair
     answer_rate: float = 0.0
     per_packet: float = 1.0
-    mean_hops: float = 0.0
 
 
 @dataclass
@@ -415,10 +413,10 @@ class LevelPricer:
         return PricedLevel(
             busy_s=busy, typical_busy_s=typical_busy, cpu_s=cpu, cpu_mean_s=(index + typical) / clock,
             scan_s=(index + scan_typical) / clock, receive_s=receive_typical / clock,
-            inject_s=inject, eject_s=eject, link_s=link, memory_s=memory, drain_s=drain,
+            inject_s=inject, eject_s=eject, link_s=link, memory_s=memory,
             edges_sent=messages.edges * N, payload=messages.payload * N, packets=messages.packets * N,
             backward_packets=messages.backward_packets * N,
-            probe_rate=probe_rate, answer_rate=answer_rate, per_packet=per_packet, mean_hops=self.mean_hops)
+            probe_rate=probe_rate, answer_rate=answer_rate, per_packet=per_packet)
 
     def _messages(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int, per_node: float,
                   kappa: float, nodes: Spread) -> _Messages:
@@ -473,7 +471,7 @@ class LevelPricer:
     def claim_delay(self, first: PricedLevel) -> _TargetClaimDelay:
         """The executed ClaimDelay's terms at the target's mean rates."""
         net, msg = self.target.machine.network, self.target.machine.messaging
-        flight = (first.mean_hops * net.hop_latency_s + cp1d.packet_flight_s(net)
+        flight = (self.mean_hops * net.hop_latency_s + cp1d.packet_flight_s(net)
                   + msg.send_overhead_s + msg.receive_overhead_s)
         half = first.per_packet / 2
         probe_wait = half / first.probe_rate if first.probe_rate > 0 else math.inf
