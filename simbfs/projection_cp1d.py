@@ -426,8 +426,13 @@ class LevelPricer:
         # that talks to that receiver (T / N of them when N < T).
         streams = (N - 1) * max(1.0, T / N)
         channels = []
+        sent_cells, received_cells = np.zeros(V), np.zeros(V)
         for s in work.streams:
-            counts = np.bincount(s.sweep_vertex, minlength=layout.n).astype(np.float64)
+            counts = np.bincount(s.sweep_vertex).astype(np.float64)
+            sent = np.bincount(s.sender, minlength=V).astype(np.float64)
+            received = np.bincount(s.receiver, minlength=V).astype(np.float64)
+            sent_cells += sent
+            received_cells += received
             senders = spread = None
             stream_count = streams
             if work.direction == BOTTOM_UP and s.channel == "forward":
@@ -440,12 +445,7 @@ class LevelPricer:
                 counts[counts > 0], edge_growth, per_node, N, stream_count, self.local_t, cp,
                 target.machine.network.packet_payload_bytes, target.options.compression,
                 seed=seed and work.direction == TOP_DOWN, senders=senders, spread=spread,
-                sender_load=np.bincount(s.sender, minlength=V).astype(np.float64), kappa=kappa,
-                receiver_load=np.bincount(s.receiver, minlength=V).astype(np.float64)))
-        sent_cells, received_cells = np.zeros(V), np.zeros(V)
-        for s in work.streams:
-            sent_cells += np.bincount(s.sender, minlength=V)
-            received_cells += np.bincount(s.receiver, minlength=V)
+                sender_load=sent, kappa=kappa, receiver_load=received))
         out_mean, out_max, _ = nodes.mean_and_busiest(sent_cells * edge_growth)
         in_mean, in_max, _ = nodes.mean_and_busiest(received_cells * edge_growth)
         return _Messages(
