@@ -345,6 +345,14 @@ class LevelPricer:
         self.hub_growth = growth.of_vertex(light_max) / growth.mean
         hops = target.topology.hop_distribution()
         self.mean_hops = float(np.dot(np.arange(len(hops)), hops))
+        machine = target.machine
+        collectives = Collectives(simpy.Environment(), target.nodes, machine.collectives,
+                                  Network(simpy.Environment(), target.topology, machine.network, machine.messaging))
+        # each level's closing allreduce, and P^H after the last one (Algorithm 4)
+        heavy = target.heavy if target.options.load_balancing else 0
+        self.closing_words = cp1d.closing_words(heavy)
+        self.closing_s = collectives.allreduce_cost(8 * self.closing_words)
+        self.final_s = collectives.allreduce_cost(8 * heavy) if heavy else 0.0
 
     def price(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int) -> PricedLevel:
         target, layout = self.target, self.layout
@@ -481,16 +489,13 @@ class LevelPricer:
 
 
 # ------------------------------------------------------------------ root
-def project_root(graph: Graph, layout: Layout, root: int, target: Target, growth: Growth,
+def project_root(pricer: LevelPricer, root: int, growth: Growth,
                  edgefactor: int) -> tuple[float, float, list[LevelRecord]]:
     """Projected (edges, BFS time, level records) of one root at the target."""
-    machine, options = target.machine, target.options
+    target, layout = pricer.target, pricer.layout
+    graph, options = layout.graph, target.options
     n = graph.num_vertices
-    pricer = LevelPricer(target, layout, growth, n)
-    collectives = Collectives(simpy.Environment(), target.nodes, machine.collectives,
-                              Network(simpy.Environment(), target.topology, machine.network, machine.messaging))
-    closing_words = cp1d.closing_words(target.heavy if options.load_balancing else 0)
-    closing_s = collectives.allreduce_cost(8 * closing_words)
+    closing_s = pricer.closing_s
     degree = layout.degree
     visited = np.zeros(n, dtype=bool)
     visited[root] = True
@@ -530,7 +535,7 @@ def project_root(graph: Graph, layout: Layout, root: int, target: Target, growth
             communication_s=priced.busy_s - priced.cpu_s + closing_s,
             synchronisation_s=max(priced.cpu_s - priced.cpu_mean_s, 0.0),
             compute_max_s=priced.cpu_s, bottleneck=_bottleneck(priced),
-            collective_bytes=float(8 * closing_words * max(target.nodes - 1, 0)),
+            collective_bytes=float(8 * pricer.closing_words * max(target.nodes - 1, 0)),
             edges_sent=int(round(priced.edges_sent)), backward_messages=int(round(priced.backward_packets)),
             scan_s=priced.scan_s, receive_s=priced.receive_s, flush_s=priced.busy_s - priced.cpu_s))
         # advance, with CalcDirection on the target's counts
@@ -546,12 +551,10 @@ def project_root(graph: Graph, layout: Layout, root: int, target: Target, growth
                 direction = calc_direction(frontier_edges, unvisited * target.vertices / n)
             else:  # both sides grow with n, which cancels
                 direction = calc_direction(float(degree[new].sum()) * growth.mean, unvisited)
-    if options.load_balancing and target.heavy:
-        # P^H: one allreduce of the heavy vertices' parents after the last level
-        final = collectives.allreduce_cost(8 * target.heavy)
-        records[-1].time_s += final
-        records[-1].communication_s += final
-        total += final
+    if pricer.final_s:
+        records[-1].time_s += pricer.final_s
+        records[-1].communication_s += pricer.final_s
+        total += pricer.final_s
     edges = graph.input_edges_in_component(visited) / graph.num_input_edges * edgefactor * target.vertices
     return edges, total, records
 
@@ -578,8 +581,10 @@ def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm,
     progress(f"{len(keys)} roots on {virtual} virtual nodes, {heavy_p} heavy vertices at the profile scale "
              f"standing for the target's {heavy_t}")
 
+    pricer = LevelPricer(target, layout, growth, graph.num_vertices)
+
     def one(root):
-        edges, time_s, records = project_root(graph, layout, int(root), target, growth, edgefactor)
+        edges, time_s, records = project_root(pricer, int(root), growth, edgefactor)
         return int(root), edges, time_s, records
 
     # Roots on a thread pool (numpy releases the GIL in the gathers and
