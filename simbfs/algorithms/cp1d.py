@@ -565,21 +565,27 @@ RANDOM_ACCESSES = {
 
 def op_cycles(machine: Machine, threads: int, local_vertices: float, heavy_count: int,
               compression: bool) -> dict:
-    """Cycles one operation of each kind costs a thread. An operation takes
-    its issue cycles plus the latency of its random accesses; a core shared
-    by k threads issues for one at a time, so it costs
-    max(issue + latency, k x issue): more threads hide more latency until
-    the core's issue slots are full (Fig. 11). ``local_vertices``: the
-    largest node's vertex count (its bitmaps and parents set the latency)."""
+    """Cycles one operation of each kind costs a thread of this code, whose
+    bitmaps (In, Out, Vis and their heavy copies) and parents cover the
+    node's ``local_vertices`` (the largest node's)."""
+    return op_cycles_at(machine, threads, 3 * local_vertices / 8 + 3 * heavy_count / 8, 8 * local_vertices,
+                        compression)
+
+
+def op_cycles_at(machine: Machine, threads: int, bitmap_bytes: float, parent_bytes: float,
+                 compression: bool) -> dict:
+    """Cycles one operation of each kind costs a thread, with random accesses
+    into bitmaps and parents of the given sizes. An operation takes its
+    issue cycles plus the latency of its random accesses; a core shared by
+    k threads issues for one at a time, so it costs max(issue + latency,
+    k x issue): more threads hide more latency until the core's issue
+    slots are full (Fig. 11)."""
     cp = machine.cp1d
     memory = machine.node.memory_hierarchy
-    bitmap_set = 3 * local_vertices / 8 + 3 * heavy_count / 8  # In, Out, Vis (+ their H copies)
-    parent_set = 8 * local_vertices
-    bitmap_latency = memory.access_cycles(bitmap_set)
-    parent_latency = memory.access_cycles(parent_set)
+    bitmap_latency = memory.access_cycles(bitmap_bytes)
+    parent_latency = memory.access_cycles(parent_bytes)
     cores = int(machine.node.cores)
-    per_core = -(-threads // cores)
-    sharing = min(per_core, int(machine.node.threads_per_core))
+    sharing = min(-(-threads // cores), int(machine.node.threads_per_core))
     costs = {}
     for name in OP_NAMES:
         issue = getattr(cp.cycles, f"{name}_cycles")
@@ -599,16 +605,22 @@ def thread_cycles(machine: Machine, layout: Layout, ops: dict, compression: bool
 
 
 def memory_seconds(machine: Machine, layout: Layout, ops: dict, local_vertices: float | None = None) -> np.ndarray:
-    """Per node, the time main memory needs for the level's traffic:
-    adjacency streamed at its entry size, and every missing random access
-    one cache line. ``local_vertices`` (default: the layout's largest node)
-    sets the bitmaps' and parents' sizes, hence the miss rates."""
-    cp = machine.cp1d
-    memory = machine.node.memory_hierarchy
+    """Per node, the time main memory needs for the level's traffic.
+    ``local_vertices`` (default: the layout's largest node) sets the
+    bitmaps' and parents' sizes, hence the miss rates."""
     local = float(layout.local_vertices.max()) if local_vertices is None else float(local_vertices)
-    miss_bitmap = memory.miss_rate(3 * local / 8)
-    miss_parent = memory.miss_rate(8 * local)
-    lines = sum(ops[name].sum(axis=1) * (b * miss_bitmap + p * miss_parent)
-                for name, (b, p) in RANDOM_ACCESSES.items())
-    stream = ops["edge_entry"].sum(axis=1) * cp.adjacency_entry_bytes
+    return memory_seconds_at(machine, {name: counts.sum(axis=1) for name, counts in ops.items()},
+                             3 * local / 8, 8 * local)
+
+
+def memory_seconds_at(machine: Machine, ops: dict, bitmap_bytes: float, parent_bytes: float):
+    """The time main memory needs for ``ops`` (per-node operation counts):
+    adjacency streamed at its entry size, and every random access that
+    misses the cache one line, for bitmaps and parents of the given sizes."""
+    memory = machine.node.memory_hierarchy
+    miss_bitmap = memory.miss_rate(bitmap_bytes)
+    miss_parent = memory.miss_rate(parent_bytes)
+    lines = sum(counts * (RANDOM_ACCESSES[name][0] * miss_bitmap + RANDOM_ACCESSES[name][1] * miss_parent)
+                for name, counts in ops.items())
+    stream = ops.get("edge_entry", 0.0) * machine.cp1d.adjacency_entry_bytes
     return (stream + lines * memory.cache_line_bytes) / machine.node.memory_bandwidth_Bps

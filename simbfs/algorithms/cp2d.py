@@ -66,11 +66,10 @@ Compute (cp1d's operation costs and thread model)
     ``cp1d.threads`` share its cores; an operation with ``L`` cycles of
     random-access latency costs ``max(issue + L, k x issue)`` cycles of one
     thread, k threads sharing a core: the formula of
-    :func:`simbfs.algorithms.cp1d.thread_cycles`, mirrored here because
-    that function's working sets are the 1D code's. The work is spread
-    evenly over the threads, and a phase lasts at least as long as main
-    memory needs for its adjacency stream and its cache misses
-    (:func:`simbfs.algorithms.cp1d.memory_seconds`, likewise mirrored).
+    :func:`simbfs.algorithms.cp1d.op_cycles_at`, with this code's own
+    working sets. The work is spread evenly over the threads, and a phase
+    lasts at least as long as main memory needs for its adjacency stream
+    and its cache misses (:func:`simbfs.algorithms.cp1d.memory_seconds_at`).
 
 The level's work is computed for all nodes in one vectorised pass over the
 real graph; the resulting parent array is validated by the runner.
@@ -96,14 +95,6 @@ from .bsp1d import gather_adjacency
 FRONTIER_ID_BYTES = 4
 WORD_BYTES = 8
 
-# Random memory accesses each operation makes: (into the bitmaps, into the
-# parent array). The others stream (adjacency, index, packets).
-RANDOM_ACCESSES = {
-    "index_word": (0, 0), "vertex_header": (0, 0), "edge_entry": (0, 0), "pack": (0, 0),
-    "unpack": (1, 0), "bitmap_test": (1, 0), "claim": (1, 1),
-}
-OPS = tuple(RANDOM_ACCESSES)
-
 
 def grid_shape(nodes: int) -> tuple[int, int]:
     """(R, C) of the processor grid: R = C for a square power of two,
@@ -124,21 +115,10 @@ def bitmap_working_set_bytes(num_vertices: int, rows: int, cols: int) -> float:
 
 
 def op_cycles(machine: Machine, bitmap_bytes: float, parent_bytes: float) -> dict:
-    """Cycles one thread spends per operation: ``max(issue + latency, k x
-    issue)`` with the latency of its random accesses into structures of
-    the given sizes, k = threads sharing a core (cp1d.thread_cycles)."""
+    """Cycles one thread spends per operation, with random accesses into
+    bitmaps and parents of the given sizes (no compression in this code)."""
     cp = cp1d.require_cp1d(machine)
-    memory = machine.node.memory_hierarchy
-    bitmap_latency = memory.access_cycles(bitmap_bytes)
-    parent_latency = memory.access_cycles(parent_bytes)
-    cores = int(machine.node.cores)
-    sharing = min(-(-cp.threads // cores), int(machine.node.threads_per_core))
-    costs = {}
-    for name, (bitmaps, parents) in RANDOM_ACCESSES.items():
-        issue = getattr(cp.cycles, f"{name}_cycles")
-        latency = bitmaps * bitmap_latency + parents * parent_latency
-        costs[name] = max(issue + latency, sharing * issue)
-    return costs
+    return cp1d.op_cycles_at(machine, cp.threads, bitmap_bytes, parent_bytes, compression=False)
 
 
 def node_memory_bytes(machine: Machine, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
@@ -245,15 +225,10 @@ class _Run:
         """Per node: the phase's operations spread over its threads, or its
         memory traffic at the memory bandwidth if that takes longer."""
         clock = self.machine.node.clock_hz
-        memory = self.machine.node.memory_hierarchy
         cycles = sum(ops[name] * self.costs[name] for name in ops)
         cpu = cycles / self.threads / clock
-        miss_bitmap = memory.miss_rate(bitmap_working_set_bytes(self.n, self.R, self.C))
-        miss_parent = memory.miss_rate(8.0 * float(self.local_vertices.max()))
-        lines = sum(ops[name] * (RANDOM_ACCESSES[name][0] * miss_bitmap + RANDOM_ACCESSES[name][1] * miss_parent)
-                    for name in ops)
-        stream = ops.get("edge_entry", 0.0) * self.cp.adjacency_entry_bytes
-        mem = (stream + lines * memory.cache_line_bytes) / self.machine.node.memory_bandwidth_Bps
+        mem = cp1d.memory_seconds_at(self.machine, ops, bitmap_working_set_bytes(self.n, self.R, self.C),
+                                     8.0 * float(self.local_vertices.max()))
         return np.maximum(cpu, mem)
 
     def _bits(self, keys: np.ndarray) -> np.ndarray:
