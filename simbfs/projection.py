@@ -94,6 +94,12 @@ class Growth:
         return self.mean * (self.largest / self.mean) ** position
 
 
+def grown_degrees(growth: Growth, degrees: np.ndarray) -> np.ndarray:
+    """Each degree grown to the target scale with its own vertex's growth."""
+    values, inverse = np.unique(np.asarray(degrees, dtype=np.float64), return_inverse=True)
+    return (values * np.array([growth.of_vertex(float(d)) for d in values]))[inverse.reshape(-1)]
+
+
 # Per-vertex values are kept individually for levels touching at most this
 # many vertices (they may be seed levels).
 SEED_ITEMS = 1 << 16
@@ -451,6 +457,6 @@ def projector_for(algorithm):
 
     module = getattr(algorithm, "projection", None)
     if module is None:
-        raise UserError(f"--mode project is available for bsp1d-do, bsp1d-topdown and cp1d-spi, not yet for "
+        raise UserError(f"--mode project is available for bsp1d-do, bsp1d-topdown, cp1d-spi and cp2d, not yet for "
                         f"{algorithm.name}; execute it instead (--mode execute) at a size this computer can hold")
     return importlib.import_module(module).project

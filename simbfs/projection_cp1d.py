@@ -71,7 +71,7 @@ from .engine.topology import Topology
 from .graph import Graph
 from .graph.kronecker_theory import expected_simple_degrees
 from .machine.model import Machine
-from .projection import Growth, extreme_z, link_seconds, longest_route_hops, poisson_ceil_mean
+from .projection import Growth, extreme_z, grown_degrees, link_seconds, longest_route_hops, poisson_ceil_mean
 from .records import LevelRecord
 
 VIRTUAL_NODES_MAX = 1024
@@ -130,12 +130,6 @@ def heavy_vertices_at_profile(degree: np.ndarray, growth: Growth, profile_scale:
         else:
             high = middle
     return excess(high)[1]
-
-
-def grown_degrees(growth: Growth, degrees: np.ndarray) -> np.ndarray:
-    """Each degree grown to the target scale with its own vertex's growth."""
-    values, inverse = np.unique(np.asarray(degrees, dtype=np.float64), return_inverse=True)
-    return (values * np.array([growth.of_vertex(float(d)) for d in values]))[inverse.reshape(-1)]
 
 
 def target_heavy_count(lb: int, target_vertices: int) -> int:

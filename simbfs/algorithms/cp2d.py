@@ -141,7 +141,7 @@ class CP2D:
     """The previous-generation 2D BFS of seed 000's reference [4]."""
 
     directed_graphs = False
-    projection = None  # not projectable yet
+    projection = "simbfs.projection_cp2d"  # --mode project
 
     def __init__(self, name: str):
         self.name = name

@@ -1,0 +1,389 @@
+"""Projection of the previous-generation 2D BFS (cp2d) to runs too large to
+execute (mode "projected").
+
+The executed cp2d (simbfs/algorithms/cp2d.py) prices a level as
+
+    busiest pack + expand exchange + busiest scan + fold exchange
+    + busiest receive + allreduce
+
+(every node arrives at an exchange after its own computation, and the
+exchange starts when the last one does). A projection prices the same
+terms for the target (N = R x C nodes, scale S) without its graph, in
+four steps (docs/background/projection.md, "cp2d"):
+
+1. **Profile on real data.** A top-down BFS (cp2d has no bottom-up) runs on
+   the Graph500 graph at the profile scale s. Per level it records the
+   frontier, the frontier's degrees and, per target vertex v, k_v: how many
+   of its neighbours are in the frontier, and A_v: how many were in earlier
+   frontiers.
+
+2. **Growth.** Bulk levels keep their share of the graph (n_S / n_s target
+   vertices per profile vertex) and each vertex's neighbour counts grow with
+   its own degree (Growth.of_vertex: the closed forms of
+   simbfs.graph.kronecker_theory). Seed levels (the root's first few, while
+   the frontier has at most sqrt(n_s) vertices) keep their vertices; their
+   edges grow with the frontier's own degrees.
+
+3. **Deduplication, in closed form.** Node (row(v), c) sends v to its owner
+   the first time its grid column c holds a frontier neighbour of v, and
+   never again (its Out and Vis). Vertex labels are scrambled, so v's
+   neighbours fall in random columns: with A' earlier and k' current
+   frontier neighbours, the expected number of columns sending v in this
+   level is C (q^A' - q^(A'+k')) with q = 1 - 1/C; one in C of them is the owner's
+   own column, which claims in place. Seed levels keep the profile's pairs
+   per edge.
+
+4. **Nodes and machine.** Per node: the mean, and the busiest as in
+   simbfs/projection.py (a Gaussian extreme over the nodes, or the node
+   holding the heaviest vertex): the busiest column's frontier degrees
+   (split over its R rows) for the scan, the busiest owner's pairs for the
+   receive, Poisson extremes for frontier and claim counts. Operations are
+   priced with cp1d's per-operation cycles and memory time at the target's
+   bitmap and parent sizes (the L2 thrashing of IV-D). The expand and fold
+   exchanges are priced like Network.exchange_cost, with the torus loads of
+   their traffic patterns (column peers, row peers) computed once by the
+   engine's own routing on the target's N x N pattern.
+
+Every output of a projection says "projected".
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import simpy
+
+from .algorithms import cp1d
+from .algorithms.bsp1d import gather_adjacency
+from .algorithms.cp2d import FRONTIER_ID_BYTES, WORD_BYTES, bitmap_working_set_bytes, grid_shape, op_cycles
+from .bfs import bfs_reference
+from .bfs.direction import TOP_DOWN
+from .engine import Collectives, Network
+from .engine.topology import Topology
+from .errors import UserError
+from .graph import Graph
+from .machine.model import Machine
+from .projection import Growth, Moments, NodeLoad, extreme_z, grown_degrees, node_load, poisson_ceil_mean
+from .records import LevelRecord
+
+# The traffic patterns' torus loads are computed on the dense N x N matrix
+# (the engine's own routing): 8 B x N^2, half a gigabyte at 8,192 nodes.
+GRID_NODES_MAX = 8192
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """What a traffic pattern of a 2D level (every node to each of its
+    ``peers``) asks of the torus: the busiest link's bytes per byte sent
+    between every talking pair, the shares of one node's outgoing and
+    incoming pattern traffic on its own hottest link, and the longest
+    route's hops."""
+
+    peers: int
+    link: float
+    out_share: float
+    in_share: float
+    hops: int
+
+    @classmethod
+    def of(cls, topology: Topology, same: np.ndarray) -> "Pattern":
+        """``same``: the N x N mask of talking pairs (diagonal excluded)."""
+        peers = int(same[0].sum())
+        if peers == 0:
+            return cls(0, 0.0, 0.0, 0.0, 0)
+        hops = int(topology.hop_matrix[same].max())
+        if not topology.num_links:
+            return cls(peers, 0.0, 0.0, 0.0, hops)
+        traffic = same.astype(np.float64)
+        one_out, one_in = np.zeros_like(traffic), np.zeros_like(traffic)
+        one_out[0], one_in[:, 0] = traffic[0], traffic[:, 0]
+        return cls(peers, float(topology.link_loads(traffic).max()),
+                   float(topology.link_loads(one_out).max()) / peers,
+                   float(topology.link_loads(one_in).max()) / peers, hops)
+
+
+@dataclass(frozen=True)
+class GridPatterns:
+    expand: Pattern  # every node to its R - 1 grid-column peers
+    fold: Pattern  # every node to its C - 1 grid-row peers
+
+    @classmethod
+    def of(cls, topology: Topology, rows: int) -> "GridPatterns":
+        nodes = topology.nodes
+        if nodes > GRID_NODES_MAX:
+            raise UserError(f"projecting cp2d prices its exchanges on the {nodes} x {nodes} traffic pattern, "
+                            f"which this computer cannot hold beyond {GRID_NODES_MAX} nodes; use --nodes "
+                            f"{GRID_NODES_MAX} or fewer")
+        ranks = np.arange(nodes)
+        col, row = ranks // rows, ranks % rows
+        masks = []
+        for key in (col, row):
+            same = key[:, None] == key[None, :]
+            np.fill_diagonal(same, False)
+            masks.append(same)
+        return cls(expand=Pattern.of(topology, masks[0]), fold=Pattern.of(topology, masks[1]))
+
+
+@dataclass
+class LevelProfile:
+    """One top-down level of the profile BFS."""
+
+    frontier: np.ndarray  # profile vertex ids
+    edges: int  # adjacency entries of the frontier
+    frontier_degree: Moments  # per vertex: its degree if in the frontier, else 0
+    pairs_per_edge: float  # the profile's own deduplicated pairs per edge (on the target's columns)
+    targets: np.ndarray  # vertices with a frontier neighbour
+    current: np.ndarray  # their frontier neighbours (k_v)
+    earlier: np.ndarray  # their neighbours in earlier frontiers (A_v)
+    claimed: int  # vertices of the next level
+
+
+def profile_root(graph: Graph, root: int, cols: int) -> tuple[list[LevelProfile], np.ndarray]:
+    """Step 1: the levels of a top-down BFS from ``root``, and its visited mask."""
+    result = bfs_reference(graph, root, direction_optimising=False)
+    n = graph.num_vertices
+    degree = graph.degree.astype(np.float64)
+    seen = np.zeros(n, dtype=np.int64)  # A_v so far
+    levels = []
+    for stats in result.levels:
+        frontier = np.flatnonzero(result.level == stats.level)
+        _, targets = gather_adjacency(graph, frontier)
+        counts = np.bincount(targets, minlength=n)
+        hit = np.flatnonzero(counts)
+        current, earlier = counts[hit].astype(np.float64), seen[hit].astype(np.float64)
+        pairs = float(new_columns(current, earlier, cols).sum())
+        in_frontier = np.zeros(n)
+        in_frontier[frontier] = degree[frontier]
+        levels.append(LevelProfile(
+            frontier=frontier, edges=int(len(targets)), frontier_degree=Moments.of(in_frontier, degree),
+            pairs_per_edge=pairs / len(targets) if len(targets) else 0.0,
+            targets=hit, current=current, earlier=earlier,
+            claimed=int(np.count_nonzero(result.level == stats.level + 1))))
+        seen += counts
+    return levels, result.parent >= 0
+
+
+def new_columns(current: np.ndarray, earlier: np.ndarray, cols: int) -> np.ndarray:
+    """Expected grid columns that hold one of ``current`` frontier
+    neighbours of a vertex and none of its ``earlier`` ones, each neighbour
+    in a column drawn uniformly (scrambled labels): the columns that send
+    the vertex in this level. Counts may be fractional (grown)."""
+    miss = 1.0 - 1.0 / cols  # a given column misses one neighbour
+    return cols * (miss ** earlier - miss ** (earlier + current))
+
+
+def poisson_busiest(mean: float, nodes: int) -> float:
+    """The busiest of ``nodes`` Poisson counts of ``mean`` (at least one
+    when any are nonzero)."""
+    if mean <= 0:
+        return 0.0
+    return max(mean + extreme_z(nodes) * math.sqrt(mean), 1.0)
+
+
+@dataclass(frozen=True)
+class Target:
+    machine: Machine
+    topology: Topology
+    nodes: int
+    rows: int
+    cols: int
+    vertices: int
+    threads: int
+    costs: dict
+    bitmap_bytes: float
+    parent_bytes: float
+    patterns: GridPatterns
+
+    @classmethod
+    def of(cls, machine: Machine, topology: Topology, vertices: int) -> "Target":
+        nodes = topology.nodes
+        rows, cols = grid_shape(nodes)
+        cp = cp1d.require_cp1d(machine)
+        node = machine.node
+        bitmap_bytes = bitmap_working_set_bytes(vertices, rows, cols)
+        parent_bytes = 8.0 * math.ceil(vertices / nodes)
+        return cls(machine, topology, nodes, rows, cols, vertices,
+                   threads=min(cp.threads, int(node.cores * node.threads_per_core)),
+                   costs=op_cycles(machine, bitmap_bytes, parent_bytes),
+                   bitmap_bytes=bitmap_bytes, parent_bytes=parent_bytes,
+                   patterns=GridPatterns.of(topology, rows))
+
+    def phase_seconds(self, ops: dict) -> float:
+        """One node's phase: its operations over its threads, or its memory
+        traffic at the memory bandwidth if that takes longer (as executed)."""
+        cycles = sum(count * self.costs[name] for name, count in ops.items())
+        cpu = cycles / self.threads / self.machine.node.clock_hz
+        memory = cp1d.memory_seconds_at(self.machine, ops, self.bitmap_bytes, self.parent_bytes)
+        return float(max(cpu, memory))
+
+
+@dataclass(frozen=True)
+class Exchange:
+    time_s: float
+    packets: float
+    payload_bytes: float
+    bottleneck: str
+
+
+def exchange(target: Target, pattern: Pattern, cell_payload: float, cell_packets: float,
+             out_busiest: tuple[float, float], in_busiest: tuple[float, float]) -> Exchange:
+    """A pattern exchange priced like Network.exchange_cost: the busiest port
+    or link, the longest route, the busiest node's software overhead.
+    ``cell_*``: a mean talking pair's payload and packets; ``*_busiest``:
+    (payload, packets) of the busiest sender's and receiver's traffic."""
+    net, messaging = target.machine.network, target.machine.messaging
+    peers = pattern.peers
+    if cell_payload <= 0 or peers == 0:
+        return Exchange(0.0, 0.0, 0.0, "none")
+    mean_wire = peers * float(net.wire_bytes(cell_payload, cell_packets))
+    out_wire, in_wire = float(net.wire_bytes(*out_busiest)), float(net.wire_bytes(*in_busiest))
+    inject = out_wire / net.injection_bandwidth_Bps
+    eject = in_wire / net.injection_bandwidth_Bps
+    # the uniform pattern, plus the busiest sender's (or receiver's) excess
+    # on its own first-hop (last-hop) link, as projection.link_seconds
+    excess = max((out_wire - mean_wire) * pattern.out_share, (in_wire - mean_wire) * pattern.in_share, 0.0)
+    link = (mean_wire / peers * pattern.link + excess) / net.link_bandwidth_Bps
+    latency = pattern.hops * net.hop_latency_s
+    # The busiest node in software overhead: its packets out and in are
+    # independent sums, so their excesses over the mean add in quadrature.
+    mean_packets = peers * cell_packets
+    overhead = (mean_packets * (messaging.send_overhead_s + messaging.receive_overhead_s)
+                + math.hypot(max(out_busiest[1] - mean_packets, 0.0) * messaging.send_overhead_s,
+                             max(in_busiest[1] - mean_packets, 0.0) * messaging.receive_overhead_s))
+    terms = {"injection": inject, "ejection": eject, "link": link, "overhead": overhead, "latency": latency}
+    return Exchange(time_s=max(inject, eject, link) + latency + overhead,
+                    packets=target.nodes * mean_packets,
+                    payload_bytes=target.nodes * peers * cell_payload,
+                    bottleneck=max(terms, key=terms.get))
+
+
+def project_root(target: Target, graph: Graph, root: int, growth: Growth,
+                 edgefactor: int) -> tuple[float, float, list[LevelRecord]]:
+    """Projected (edges, BFS time, level records) of one root at the target."""
+    machine, N, R, C = target.machine, target.nodes, target.rows, target.cols
+    cp = machine.cp1d
+    n_profile = graph.num_vertices
+    vertex_scale = target.vertices / n_profile
+    degree = graph.degree.astype(np.float64)
+    collectives = Collectives(simpy.Environment(), N, machine.collectives,
+                              Network(simpy.Environment(), target.topology, machine.network, machine.messaging))
+    closing_s = collectives.allreduce_cost(8)
+    per_packet = math.floor(machine.network.packet_payload_bytes / cp.uncompressed_entry_bytes)
+    levels, reached = profile_root(graph, root, C)
+    unchanged = Growth(second=1.0, mean=1.0, largest=1.0, profile_mean_degree=growth.profile_mean_degree,
+                       profile_max_degree=growth.profile_max_degree)
+    records, total = [], 0.0
+    seed, multiplier = True, 1.0  # a seed level's frontier: profile vertices x multiplier
+    for number, lv in enumerate(levels):
+        seed = seed and len(lv.frontier) <= math.sqrt(n_profile)
+        if seed:
+            frontier = len(lv.frontier) * multiplier
+            edges = multiplier * float(grown_degrees(growth, degree[lv.frontier]).sum())
+            pairs = lv.pairs_per_edge * edges
+            # the next seed frontier grows as this level's edges did
+            next_multiplier = edges / lv.edges if lv.edges else 1.0
+            claimed = lv.claimed * next_multiplier
+            owner_pairs = NodeLoad(pairs / N, poisson_busiest(pairs / N, N))
+            # the busiest column holds the heaviest frontier vertex
+            heaviest = float(grown_degrees(growth, np.array([lv.frontier_degree.largest]))[0])
+            column_edges = NodeLoad(edges / C, max(heaviest + (edges - heaviest) / C, edges / C))
+        else:
+            next_multiplier = vertex_scale
+            frontier = len(lv.frontier) * vertex_scale
+            # A target vertex's frontier neighbours grow with the mean degree
+            # (growing each with its own degree would count a hub's edges
+            # once per target vertex a profile vertex stands for).
+            current, earlier = lv.current * growth.mean, lv.earlier * growth.mean
+            edges = float(current.sum()) * vertex_scale
+            sent_columns = new_columns(current, earlier, C)
+            pairs = float(sent_columns.sum()) * vertex_scale
+            claimed = lv.claimed * vertex_scale
+            per_vertex = np.zeros(n_profile)
+            per_vertex[lv.targets] = sent_columns * (C - 1) / C
+            owner_pairs = node_load(Moments.of(per_vertex, degree), n_profile, target.vertices, N, unchanged)
+            edge_growth = edges / (lv.edges * vertex_scale) if lv.edges else growth.mean
+            column_edges = node_load(lv.frontier_degree, n_profile, target.vertices, C, growth, edge_growth)
+        multiplier = next_multiplier
+        remote = pairs * (C - 1) / C
+
+        # 1. expand: the frontier's ids (or the block's bitmap) to the column peers
+        f_mean, f_busiest = frontier / N, poisson_busiest(frontier / N, N)
+        block_bitmap = math.ceil(target.vertices / N / 8)
+        as_list = FRONTIER_ID_BYTES * f_mean <= block_bitmap
+        # only nodes holding frontier vertices send (Poisson counts)
+        sending = -math.expm1(-f_mean)
+        cell = min(FRONTIER_ID_BYTES * f_mean / sending, block_bitmap) * sending if f_mean > 0 else 0.0
+        cell_busiest = min(FRONTIER_ID_BYTES * f_busiest, block_bitmap)
+        packets = float(machine.network.packets(cell / sending)) * sending if f_mean > 0 else 0.0
+        packets_busiest = float(machine.network.packets(cell_busiest))
+        expand = exchange(target, target.patterns.expand, cell, packets,
+                          ((R - 1) * cell_busiest, (R - 1) * packets_busiest), ((R - 1) * cell, (R - 1) * packets))
+        column_frontier = NodeLoad(frontier / C, poisson_busiest(frontier / C, C))
+
+        def scan_ops(column_f: float, entries: float, packed: float) -> dict:
+            ops = {"vertex_header": column_f, "edge_entry": entries, "bitmap_test": entries, "pack": packed}
+            if as_list:
+                ops["unpack"] = column_f
+            else:
+                ops["index_word"] = R * math.ceil(block_bitmap / WORD_BYTES)
+            return ops
+
+        pack = ({"pack": f_mean if as_list else 0.0}, {"pack": f_busiest if as_list else 0.0})
+        holder = remote / N
+        # the busiest holder: the busiest column's entries, deduplicated
+        sender = max(poisson_busiest(holder, N), column_edges.busiest / R * remote / edges if edges else 0.0)
+        scan = (scan_ops(column_frontier.mean, column_edges.mean / R, holder),
+                scan_ops(column_frontier.busiest, column_edges.busiest / R, sender))
+        receive = ({"unpack": owner_pairs.mean, "claim": claimed / N},
+                   {"unpack": owner_pairs.busiest, "claim": poisson_busiest(claimed / N, N)})
+
+        # 3. fold: the remote pairs to their owners along the grid row
+        cell_pairs = holder / (C - 1) if C > 1 else 0.0
+        cell_packets = poisson_ceil_mean(cell_pairs, per_packet)
+        entry = cp.uncompressed_entry_bytes
+        receiver = owner_pairs.busiest
+        fold = exchange(target, target.patterns.fold, cell_pairs * entry, cell_packets,
+                        (sender * entry, (C - 1) * poisson_ceil_mean(sender / max(C - 1, 1), per_packet)),
+                        (receiver * entry, (C - 1) * poisson_ceil_mean(receiver / max(C - 1, 1), per_packet)))
+
+        means = [target.phase_seconds(ops) for ops, _ in (pack, scan, receive)]
+        busiest = [target.phase_seconds(ops) for _, ops in (pack, scan, receive)]
+        communication = expand.time_s + fold.time_s + closing_s
+        time_s = sum(busiest) + communication
+        total += time_s
+        terms = {"compute": (sum(busiest), "compute"), "expand": (expand.time_s, expand.bottleneck),
+                 "fold": (fold.time_s, fold.bottleneck)}
+        largest = max(terms.values(), key=lambda t: t[0])
+        records.append(LevelRecord(
+            root=root, level=number, direction=TOP_DOWN,
+            frontier_vertices=int(round(frontier)), edges_examined=int(round(edges)),
+            messages=int(round(expand.packets + fold.packets)),
+            bytes=float(round(expand.payload_bytes + fold.payload_bytes)),
+            time_s=time_s, compute_s=sum(means), communication_s=communication,
+            synchronisation_s=sum(busiest) - sum(means), compute_max_s=sum(busiest),
+            bottleneck=largest[1] if largest[0] > 0 else "none",
+            collective_bytes=float(8 * max(N - 1, 0)), edges_sent=int(round(remote)),
+            scan_s=means[1], receive_s=means[2]))
+    edges = graph.input_edges_in_component(reached) / graph.num_input_edges * edgefactor * target.vertices
+    return edges, total, records
+
+
+def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm, profile_scale: int,
+            target_scale: int, edgefactor: int, progress=lambda message: None) -> list:
+    """Steps 1-4 for every search key: [(root, edges, time, records)]."""
+    target = Target.of(machine, topology, 2 ** target_scale)
+    growth = Growth.between(profile_scale, target_scale, edgefactor)
+    progress(f"{len(keys)} roots, {target.rows} x {target.cols} grid")
+
+    def one(root):
+        edges, time_s, records = project_root(target, graph, int(root), growth, edgefactor)
+        return int(root), edges, time_s, records
+
+    # Roots on a thread pool (numpy releases the GIL in the gathers that
+    # dominate); results come back in root order.
+    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+        return list(pool.map(one, keys))
