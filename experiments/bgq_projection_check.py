@@ -38,6 +38,11 @@ CASES = [
     ("cp1d-spi", 256, 18, 16),
     ("cp1d-spi", 1024, 18, 16),
     ("cp1d-spi", 256, 20, 18),
+    # the previous-generation 2D code (simbfs/projection_cp2d.py)
+    ("cp2d", 64, 18, 16),
+    ("cp2d", 256, 18, 16),
+    ("cp2d", 1024, 18, 16),
+    ("cp2d", 256, 20, 18),
 ]
 CP1D_ROOTS = 32
 # Small enough for a test; 32 roots, because with few roots the sampling of
@@ -46,7 +51,8 @@ CP1D_ROOTS = 32
 # with scale (5.34 levels per root at scale 13, 5.62 at 14), and the levels a
 # profile does not have are the projection's largest error (see
 # docs/validation.md).
-QUICK_CASES = [("bsp1d-do", 64, 14, 13), ("bsp1d-topdown", 64, 14, 13), ("cp1d-spi", 32, 14, 13)]
+QUICK_CASES = [("bsp1d-do", 64, 14, 13), ("bsp1d-topdown", 64, 14, 13), ("cp1d-spi", 32, 14, 13),
+               ("cp2d", 64, 14, 13)]
 QUICK_ROOTS = 32
 
 

@@ -63,6 +63,9 @@ from .graph.kronecker_theory import degree_moments
 from .machine.model import Machine
 from .records import LevelRecord
 
+# The level-synchronous profile is taken on the target's node count.
+PROFILE_VERTEX_PER_NODE = True
+
 
 @dataclass(frozen=True)
 class Growth:
@@ -450,13 +453,15 @@ def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm:
     return results
 
 
-def projector_for(algorithm):
-    """The ``project`` function of the module that projects ``algorithm``
-    (its class names it in ``projection``), or a UserError."""
+def projection_module(algorithm):
+    """The module that projects ``algorithm`` (its class names it in
+    ``projection``), or a UserError. A module provides ``project`` and
+    says, in ``PROFILE_VERTEX_PER_NODE``, whether its profile graph needs a
+    vertex per target node."""
     import importlib
 
     module = getattr(algorithm, "projection", None)
     if module is None:
         raise UserError(f"--mode project is available for bsp1d-do, bsp1d-topdown, cp1d-spi and cp2d, not yet for "
                         f"{algorithm.name}; execute it instead (--mode execute) at a size this computer can hold")
-    return importlib.import_module(module).project
+    return importlib.import_module(module)

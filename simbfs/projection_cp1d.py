@@ -74,6 +74,9 @@ from .machine.model import Machine
 from .projection import Growth, extreme_z, grown_degrees, link_seconds, longest_route_hops, poisson_ceil_mean
 from .records import LevelRecord
 
+# The profile is laid out on virtual nodes (at most one per 256 profile vertices).
+PROFILE_VERTEX_PER_NODE = False
+
 VIRTUAL_NODES_MAX = 1024
 VIRTUAL_VERTICES_MIN = 256  # profile vertices per virtual node, at least
 # Work per adjacency entry grows with the mean degree; per vertex it does not.

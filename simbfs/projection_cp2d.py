@@ -70,6 +70,9 @@ from .machine.model import Machine
 from .projection import Growth, Moments, NodeLoad, extreme_z, grown_degrees, node_load, poisson_ceil_mean
 from .records import LevelRecord
 
+# The profile needs no layout on the target's nodes (columns enter in closed form).
+PROFILE_VERTEX_PER_NODE = False
+
 # The traffic patterns' torus loads are computed on the dense N x N matrix
 # (the engine's own routing): 8 B x N^2, half a gigabyte at 8,192 nodes.
 GRID_NODES_MAX = 8192

@@ -78,9 +78,9 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
     if config.profile_scale is not None and not projecting:
         raise UserError("--profile-scale only applies to --mode project; drop it, or add --mode project")
     if projecting:
-        from .projection import projector_for
+        from .projection import projection_module
 
-        projector_for(algorithm)  # a clear error before anything is loaded
+        projection_module(algorithm)  # a clear error before anything is loaded
     sim = Simulation(machine, nodes, executed=not projecting)
     _check_fits_machine(spec, machine, nodes, algorithm)
     if hasattr(algorithm, "check"):
@@ -159,24 +159,26 @@ MIN_PROFILE_SCALE = 10
 def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec, sim: Simulation,
              progress: Callable[[str], None]) -> dict:
     """--mode project: predict the run from a BFS profile at a smaller scale."""
-    from .projection import projector_for
+    from .projection import projection_module
 
     if spec.kind != "kronecker":
         raise UserError("--mode project models how Graph500 Kronecker graphs change with scale; "
                         "use --graph kronecker, or execute the uniform graph")
     profile_scale = config.profile_scale or min(spec.scale, DEFAULT_PROFILE_SCALE)
-    lowest = max(min(spec.scale, MIN_PROFILE_SCALE), (nodes - 1).bit_length())
+    module = projection_module(algorithm)
+    per_node = module.PROFILE_VERTEX_PER_NODE
+    lowest = max(min(spec.scale, MIN_PROFILE_SCALE), (nodes - 1).bit_length() if per_node else 0)
     if not lowest <= profile_scale <= spec.scale:
+        needs = f"{algorithm.name}'s profile needs at least as many vertices as nodes, and " if per_node else ""
         raise UserError(f"--profile-scale must be between {lowest} and the target --scale {spec.scale}, got "
-                        f"{profile_scale}: a profile needs at least as many vertices as nodes, and below scale "
-                        f"{MIN_PROFILE_SCALE} a graph's levels say little about a larger one")
+                        f"{profile_scale}: {needs}below scale {MIN_PROFILE_SCALE} a graph's levels say little "
+                        f"about a larger one")
     profile_spec = GraphSpec(kind=spec.kind, scale=profile_scale, edgefactor=spec.edgefactor, seed=spec.seed)
     graph = load_graph(profile_spec, config.cache_dir, progress=progress)
     keys = search_keys(graph, config.roots, seed=config.seed)
     progress(f"profiling {len(keys)} roots at scale {profile_scale} for {nodes} nodes at scale {spec.scale}")
-    project = projector_for(algorithm)
     roots, levels = [], []
-    for root, edges, time_s, records in project(graph, keys, machine, sim.topology, algorithm, profile_scale,
+    for root, edges, time_s, records in module.project(graph, keys, machine, sim.topology, algorithm, profile_scale,
                                                 spec.scale, spec.edgefactor, progress):
         roots.append(RootRecord(root=root, edges=int(round(edges)), time_s=time_s,
                                 teps=edges / time_s, valid=None, levels=len(records)))

@@ -110,3 +110,15 @@ def test_virtual_nodes_are_the_target_nodes_when_the_profile_can_hold_them():
 def test_cp1d_mpi_cannot_be_projected_yet_and_says_so():
     with pytest.raises(UserError, match="not yet for cp1d-mpi"):
         run(RunConfig(machine="bluegene_q", nodes=65536, scale=40, algorithm="cp1d-mpi", mode="project"))
+
+
+def test_a_profile_smaller_than_the_node_count_is_accepted_for_virtual_nodes(tmp_path):
+    # cp1d-spi lays its profile out on virtual nodes, so a scale-11 profile
+    # (2,048 vertices) may stand for 4,096 nodes; bsp1d-do profiles on the
+    # target's nodes and refuses it (tests/test_cli.py has that message).
+    common = dict(machine="bluegene_q", nodes=4096, scale=14, roots=1, mode="project", profile_scale=11,
+                  cache_dir=str(tmp_path))
+    doc = run(RunConfig(**common, algorithm="cp1d-spi"))
+    assert doc["mode"] == "projected" and doc["projection"]["profile_scale"] == 11
+    with pytest.raises(UserError, match="at least as many vertices as nodes"):
+        run(RunConfig(**common, algorithm="bsp1d-do"))
