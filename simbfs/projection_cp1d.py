@@ -423,6 +423,41 @@ class LevelPricer:
             backward_packets=messages.backward_packets * N,
             probe_rate=probe_rate, answer_rate=answer_rate, per_packet=per_packet)
 
+    def project_level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray, direction: str,
+                      seed: bool, edge_growth: float) -> tuple[LevelWork, LevelRecord]:
+        """One level of the search at the target: the level functions on the
+        virtual layout, priced (a bottom-up level twice: its claim timing
+        needs the rates of a first pass with no remote claim visible)."""
+        layout, options = self.layout, self.target.options
+        if direction == TOP_DOWN:
+            work = cp1d.top_down(layout, frontier, visited, options)
+            priced = self.price(work, seed, edge_growth, len(frontier))
+        else:
+            with_delay = cp1d.bottom_up(layout, frontier, visited, options)
+            first = self.price(with_delay(NeverVisible(layout.N)), seed, edge_growth, len(frontier))
+            work = with_delay(self.claim_delay(first))
+            priced = self.price(work, seed, edge_growth, len(frontier))
+        time_s = priced.busy_s + self.closing_s
+        return work, self._record(
+            root, level, work, frontier, seed, edge_growth,
+            messages=int(round(priced.packets)), bytes=float(round(priced.payload)),
+            time_s=time_s, compute_s=priced.cpu_mean_s,
+            communication_s=priced.busy_s - priced.cpu_s + self.closing_s,
+            synchronisation_s=max(priced.cpu_s - priced.cpu_mean_s, 0.0),
+            compute_max_s=priced.cpu_s, bottleneck=_bottleneck(priced),
+            edges_sent=int(round(priced.edges_sent)), backward_messages=int(round(priced.backward_packets)),
+            scan_s=priced.scan_s, receive_s=priced.receive_s, flush_s=priced.busy_s - priced.cpu_s)
+
+    def _record(self, root: int, level: int, work: LevelWork, frontier: np.ndarray, seed: bool,
+                edge_growth: float, **priced) -> LevelRecord:
+        """The level's record: the work's counts at the target, and ``priced``."""
+        vertex_scale = 1.0 if seed else self.target.vertices / self.layout.n
+        return LevelRecord(
+            root=root, level=level, direction=work.direction,
+            frontier_vertices=int(round(len(frontier) * vertex_scale)),
+            edges_examined=int(round(work.edges_examined * vertex_scale * edge_growth)),
+            collective_bytes=float(8 * self.closing_words * max(self.target.nodes - 1, 0)), **priced)
+
     def _messages(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int, per_node: float,
                   kappa: float, nodes: Spread) -> _Messages:
         target, layout, V = self.target, self.layout, self.V
@@ -492,7 +527,6 @@ def project_root(pricer: LevelPricer, root: int, growth: Growth,
     target, layout = pricer.target, pricer.layout
     graph, options = layout.graph, target.options
     n = graph.num_vertices
-    closing_s = pricer.closing_s
     degree = layout.degree
     visited = np.zeros(n, dtype=bool)
     visited[root] = True
@@ -512,29 +546,9 @@ def project_root(pricer: LevelPricer, root: int, growth: Growth,
             edge_growth = float(grown_degrees(growth, degree[frontier]).sum()) / weight if weight else growth.mean
         else:
             edge_growth = growth.mean
-        if direction == TOP_DOWN:
-            work = cp1d.top_down(layout, frontier, visited, options)
-            priced = pricer.price(work, seed, edge_growth, len(frontier))
-        else:
-            with_delay = cp1d.bottom_up(layout, frontier, visited, options)
-            first = pricer.price(with_delay(NeverVisible(layout.N)), seed, edge_growth, len(frontier))
-            work = with_delay(pricer.claim_delay(first))
-            priced = pricer.price(work, seed, edge_growth, len(frontier))
-        time_s = priced.busy_s + closing_s
-        total += time_s
-        vertex_scale = 1.0 if seed else target.vertices / n
-        records.append(LevelRecord(
-            root=root, level=level, direction=work.direction,
-            frontier_vertices=int(round(len(frontier) * vertex_scale)),
-            edges_examined=int(round(work.edges_examined * vertex_scale * edge_growth)),
-            messages=int(round(priced.packets)), bytes=float(round(priced.payload)),
-            time_s=time_s, compute_s=priced.cpu_mean_s,
-            communication_s=priced.busy_s - priced.cpu_s + closing_s,
-            synchronisation_s=max(priced.cpu_s - priced.cpu_mean_s, 0.0),
-            compute_max_s=priced.cpu_s, bottleneck=_bottleneck(priced),
-            collective_bytes=float(8 * pricer.closing_words * max(target.nodes - 1, 0)),
-            edges_sent=int(round(priced.edges_sent)), backward_messages=int(round(priced.backward_packets)),
-            scan_s=priced.scan_s, receive_s=priced.receive_s, flush_s=priced.busy_s - priced.cpu_s))
+        work, record = pricer.project_level(root, level, frontier, visited, direction, seed, edge_growth)
+        total += record.time_s
+        records.append(record)
         # advance, with CalcDirection on the target's counts
         new = work.new_vertices
         visited[new] = True
