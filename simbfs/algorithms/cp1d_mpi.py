@@ -81,6 +81,27 @@ def _subset(ops: dict, names) -> dict:
     return {name: ops[name] for name in names}
 
 
+def mpi_rounds(layout: cp1d.Layout, work: cp1d.LevelWork) -> tuple[list, dict]:
+    """A level's exchanges, [(ops before its counting pass, ops of the
+    round, its streams)], and the ops after the last exchange. Top-down:
+    one round. Bottom-up: the probes, then the answers, which the owners
+    count and write after decoding the probes."""
+    if work.direction == TOP_DOWN:
+        return [({}, work.ops, work.streams)], _subset(work.ops, ("unpack", "claim"))
+    probes, answers = work.streams
+    shape = (layout.N, layout.T)
+    answer_pack, answer_unpack = np.zeros(shape), np.zeros(shape)
+    _add(answer_pack, answers.sender, answers.thread)
+    _add(answer_unpack, answers.receiver, answers.sender % layout.T)
+    probe_ops = dict(work.ops)
+    probe_ops["pack"] = work.ops["pack"] - answer_pack
+    probe_ops["unpack"] = work.ops["unpack"] - answer_unpack
+    answer_ops = {name: np.zeros(shape) for name in work.ops}
+    answer_ops["pack"] = answer_pack
+    rounds = [({}, probe_ops, [probes]), ({"unpack": probe_ops["unpack"]}, answer_ops, [answers])]
+    return rounds, {"unpack": answer_unpack, "claim": work.ops["claim"]}
+
+
 class _Run(Cp1dRun):
     def __init__(self, algorithm: CP1DMPI, sim: Simulation, graph: Graph, root: int):
         super().__init__(algorithm, sim, graph, root)
@@ -96,23 +117,9 @@ class _Run(Cp1dRun):
         layout, opts = self.layout, self.options
         if self.direction == TOP_DOWN:
             work = cp1d.top_down(layout, self.frontier, self.visited, opts)
-            rounds = [({}, work.ops, work.streams)]
-            final_ops = _subset(work.ops, ("unpack", "claim"))
         else:
             work = cp1d.bottom_up(layout, self.frontier, self.visited, opts)(NeverVisible(self.N))
-            probes, answers = work.streams
-            answer_pack = np.zeros((self.N, layout.T))
-            answer_unpack = np.zeros((self.N, layout.T))
-            _add(answer_pack, answers.sender, answers.thread)
-            _add(answer_unpack, answers.receiver, answers.sender % layout.T)
-            probe_ops = dict(work.ops)
-            probe_ops["pack"] = work.ops["pack"] - answer_pack
-            probe_ops["unpack"] = work.ops["unpack"] - answer_unpack
-            answer_ops = {name: np.zeros_like(answer_pack) for name in work.ops}
-            answer_ops["pack"] = answer_pack
-            # owners decode the probes before they count and write answers
-            rounds = [({}, probe_ops, [probes]), ({"unpack": probe_ops["unpack"]}, answer_ops, [answers])]
-            final_ops = {"unpack": answer_unpack, "claim": work.ops["claim"]}
+        rounds, final_ops = mpi_rounds(layout, work)
         phases = []
         traffic_total = []
         for before, ops, streams in rounds:
