@@ -3,14 +3,19 @@ equally optimised bulk-synchronous MPI code.
 
 Executed: cp1d-spi and cp1d-mpi (same layout, direction optimisation,
 compression and load balancing) at the same scale per node on growing
-partitions. Claims compared: `bgq.spi_over_mpi` (about 5x, tolerance 30%)
-and `bgq.mpi_max_scale_per_node` (exact: 23 for MPI, 24 for SPI, derived
-here from the data-structure sizes of cp1d_spi/cp1d_mpi, not executed).
+partitions, 2^12 vertices per node. PROJECTED: both codes by `--mode
+project` (scale-18 profiles) at 2^23 vertices per node, the largest the MPI
+code holds, as in the paper's comparison. Claims compared:
+`bgq.spi_over_mpi` (about 5x, tolerance 30%) and
+`bgq.mpi_max_scale_per_node` (exact: 23 for MPI, 24 for SPI, derived here
+from the data-structure sizes of cp1d_spi/cp1d_mpi, not executed).
 
     python experiments/bgq_fig7.py [--quick] [--out DIR]
 """
 
 from __future__ import annotations
+
+import os
 
 try:
     from experiments import bgq_common as B
@@ -23,9 +28,13 @@ from simbfs.algorithms.cp1d_mpi import mpi_memory_bytes  # noqa: E402
 from simbfs.algorithms.cp1d_spi import spi_memory_bytes  # noqa: E402
 from simbfs.claims import claim, within_tolerance  # noqa: E402
 from simbfs.machine import load_machine  # noqa: E402
+from simbfs.runner import RunConfig, run  # noqa: E402
 
 SCALE_PER_NODE, NODE_COUNTS, ROOTS = 12, (32, 64, 128), 4
 QUICK = (7, (32,), 2)
+# projected: (vertices per node as a power of two, node counts, roots, profile scale)
+PROJECTED = (23, (32, 128, 1024, 4096), 8, 18)
+QUICK_PROJECTED = (7, (32,), 2, 11)
 
 
 def largest_scale_per_node(memory_bytes, machine, nodes: int = 1024) -> int:
@@ -53,11 +62,54 @@ def main(argv=None):
         ok = within_tolerance(ratio, "bgq.spi_over_mpi")
         print(f"  bgq.spi_over_mpi at {spi['nodes']} nodes: {ratio:.1f}x (paper: about {expected['value']}, "
               f"tolerance {expected['tolerance']:.0%}) -> {'within' if ok else 'MISS'}")
+    projected = _projected(QUICK_PROJECTED if args.quick else PROJECTED, out)
     machine = load_machine("bluegene_q")
     spi, mpi = largest_scale_per_node(spi_memory_bytes, machine), largest_scale_per_node(mpi_memory_bytes, machine)
     print(f"  bgq.mpi_max_scale_per_node: SPI {spi}, MPI {mpi} (paper: 24 and 23) -> "
           f"{'exact' if (spi, mpi) == (24, 23) else 'MISS'}")
+    return rows + projected
+
+
+def _projected(setup, out):
+    """Both codes projected at the MPI code's largest size per node."""
+    per_node, counts, roots, profile_scale = setup
+    print(f"Fig. 7, PROJECTED at 2^{per_node} vertices per node (scale-{profile_scale} profiles, {roots} roots)")
+    rows = []
+    for nodes in counts:
+        scale = per_node + nodes.bit_length() - 1
+        gteps = {}
+        for algorithm in ("cp1d-spi", "cp1d-mpi"):
+            doc = run(RunConfig(machine="bluegene_q", nodes=nodes, scale=scale, roots=roots, seed=B.SEED,
+                                algorithm=algorithm, mode="project", profile_scale=min(profile_scale, scale),
+                                cache_dir=os.environ.get("SIMBFS_CACHE")))
+            gteps[algorithm] = B.gteps(doc)
+            rows.append({"mode": doc["mode"], "algorithm": algorithm, "nodes": nodes, "scale": scale,
+                         "harmonic_mean_gteps": gteps[algorithm]})
+        ratio = gteps["cp1d-spi"] / gteps["cp1d-mpi"]
+        ok = within_tolerance(ratio, "bgq.spi_over_mpi")
+        print(f"  bgq.spi_over_mpi PROJECTED at {nodes} nodes, scale {scale}: SPI {gteps['cp1d-spi']:.1f} / "
+              f"MPI {gteps['cp1d-mpi']:.1f} GTEPS = {ratio:.1f}x -> {'within' if ok else 'MISS'}")
+    B.write_csv(out / "fig7_spi_vs_mpi_projected.csv", rows)
+    _plot_projected(rows, per_node, out / "fig7_spi_vs_mpi_projected.png")
     return rows
+
+
+def _plot_projected(rows, per_node, path):
+    plt = B.pyplot()
+    fig, ax = plt.subplots(figsize=(6, 4))
+    counts = sorted({r["nodes"] for r in rows})
+    for offset, algorithm in ((-0.2, "cp1d-spi"), (0.2, "cp1d-mpi")):
+        values = [next(r["harmonic_mean_gteps"] for r in rows if r["nodes"] == n and r["algorithm"] == algorithm)
+                  for n in counts]
+        ax.bar([i + offset for i in range(len(counts))], values, width=0.4, label=algorithm, hatch="//")
+    ax.set_xticks(range(len(counts)))
+    ax.set_xticklabels([str(n) for n in counts])
+    ax.set_yscale("log")
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("GTEPS (harmonic mean)")
+    ax.set_title(f"SPI vs MPI, PROJECTED at 2^{per_node} vertices per node")
+    ax.legend()
+    B.save_figure(fig, path)
 
 
 if __name__ == "__main__":

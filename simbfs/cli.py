@@ -115,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "coarse-index, skip-list or edge-list; threads)")
     run.add_argument("--mode", choices=("execute", "project"), default="execute",
                      help="execute the BFS on the generated graph (default), or project a run too large "
-                          "for this computer from a BFS profile at a smaller scale (bsp1d-*, cp1d-spi and cp2d "
+                          "for this computer from a BFS profile at a smaller scale (bsp1d-*, cp1d-* and cp2d "
                           "on Kronecker graphs; every output then says 'projected')")
     run.add_argument("--profile-scale", type=_positive_int, metavar="S",
                      help="--mode project: scale of the executed BFS profile (default: min(--scale, 20))")

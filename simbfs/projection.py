@@ -462,6 +462,6 @@ def projection_module(algorithm):
 
     module = getattr(algorithm, "projection", None)
     if module is None:
-        raise UserError(f"--mode project is available for bsp1d-do, bsp1d-topdown, cp1d-spi and cp2d, not yet for "
+        raise UserError(f"--mode project is available for bsp1d-do, bsp1d-topdown, cp1d-spi, cp1d-mpi and cp2d, not for "
                         f"{algorithm.name}; execute it instead (--mode execute) at a size this computer can hold")
     return importlib.import_module(module)

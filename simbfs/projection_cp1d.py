@@ -577,6 +577,13 @@ def _bottleneck(priced: PricedLevel) -> str:
 def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm, profile_scale: int,
             target_scale: int, edgefactor: int, progress=lambda message: None) -> list:
     """Steps 1-4 for every search key: [(root, edges, time, records)]."""
+    return project_with(LevelPricer, graph, keys, machine, topology, algorithm, profile_scale, target_scale,
+                        edgefactor, progress)
+
+
+def project_with(pricer_class, graph: Graph, keys, machine: Machine, topology: Topology, algorithm,
+                 profile_scale: int, target_scale: int, edgefactor: int, progress=lambda message: None) -> list:
+    """``project`` with the levels priced by ``pricer_class`` (a LevelPricer)."""
     options = algorithm.options
     cp = machine.cp1d
     threads = options.threads or cp.threads
@@ -592,7 +599,7 @@ def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm,
     progress(f"{len(keys)} roots on {virtual} virtual nodes, {heavy_p} heavy vertices at the profile scale "
              f"standing for the target's {heavy_t}")
 
-    pricer = LevelPricer(target, layout, growth, graph.num_vertices)
+    pricer = pricer_class(target, layout, growth, graph.num_vertices)
 
     def one(root):
         edges, time_s, records = project_root(pricer, int(root), growth, edgefactor)

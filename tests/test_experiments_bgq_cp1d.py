@@ -38,6 +38,11 @@ def test_fig8_uncompressed_edges_take_six_bytes_and_light_levels_are_header_boun
 def test_fig7_spi_beats_mpi_and_memory_gives_the_papers_scales_per_node(tmp_path):
     rows = bgq_fig7.main(["--quick", "--out", str(tmp_path)])
     assert rows[0]["harmonic_mean_gteps"] > rows[1]["harmonic_mean_gteps"]
+    projected = [r for r in rows if r.get("mode") == "projected"]
+    spi, mpi = (next(r["harmonic_mean_gteps"] for r in projected if r["algorithm"] == a)
+                for a in ("cp1d-spi", "cp1d-mpi"))
+    assert spi > mpi  # projected too, and labelled so
+    assert (tmp_path / "fig7_spi_vs_mpi_projected.png").stat().st_size > 0
     machine = load_machine("bluegene_q")
     # bgq.mpi_max_scale_per_node (exact): 24 with SPI, 23 with MPI
     assert bgq_fig7.largest_scale_per_node(spi_memory_bytes, machine) == 24

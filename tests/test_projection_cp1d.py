@@ -107,9 +107,9 @@ def test_virtual_nodes_are_the_target_nodes_when_the_profile_can_hold_them():
     assert virtual_nodes(65536, 2**14) == 64  # 256 profile vertices per virtual node, at least
 
 
-def test_cp1d_mpi_cannot_be_projected_yet_and_says_so():
-    with pytest.raises(UserError, match="not yet for cp1d-mpi"):
-        run(RunConfig(machine="bluegene_q", nodes=65536, scale=40, algorithm="cp1d-mpi", mode="project"))
+def test_cell_algorithms_cannot_be_projected_and_say_so():
+    with pytest.raises(UserError, match="not for cell-overlap"):
+        run(RunConfig(machine="cell_be", nodes=8, scale=20, algorithm="cell-overlap", mode="project"))
 
 
 def test_a_profile_smaller_than_the_node_count_is_accepted_for_virtual_nodes(tmp_path):

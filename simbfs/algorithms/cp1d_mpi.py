@@ -48,7 +48,7 @@ SCAN_OPS = ("index_word", "vertex_header", "edge_entry", "bitmap_test")
 class CP1DMPI(CP1DSPI):
     """Seed 000's bulk-synchronous MPI 1D BFS (IV-B)."""
 
-    projection = None  # its two-phase all-to-all has no projection yet
+    projection = "simbfs.projection_cp1d_mpi"  # --mode project
 
     @property
     def summary(self) -> str:

@@ -1,0 +1,148 @@
+"""Projection of Checconi & Petrini's bulk-synchronous MPI 1D BFS
+(cp1d-mpi) to runs too large to execute (mode "projected").
+
+The executed cp1d-mpi (simbfs/algorithms/cp1d_mpi.py) does cp1d-spi's work
+in phases separated by MPI all-to-alls; per exchange round (one top-down,
+two bottom-up: probes, then answers)
+
+    busiest counting pass + all-to-all of counts
+    + busiest writing pass + all-to-all of edges
+
+then the busiest final pass (decode and claim) and the closing allreduce.
+Nothing overlaps, and a remote claim is never visible within a level.
+
+The projection is simbfs/projection_cp1d.py's, on the same virtual layout
+and level functions, with these terms priced instead of the SPI ones
+(docs/background/projection.md, "cp1d-mpi"):
+
+* each pass's busiest thread: the cp1d-spi projection's Spread of the
+  per-(virtual node, thread) cycles (mean, Gaussian extreme and hub part),
+  plus the coarse index on every scanning pass;
+* the all-to-all of counts: 8 B to every other node;
+* the all-to-all of edges: the closed-form bytes and packets of the
+  compression (shared with cp1d-spi), their injection, ejection, busiest
+  link and longest route, and ``cp1d.mpi_message_overhead`` per message
+  sent and received, one per destination that gets edges.
+
+Every output of a projection says "projected".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from .algorithms import cp1d
+from .algorithms.cp1d_mpi import SCAN_OPS, mpi_rounds
+from .algorithms.cp1d_spi import NeverVisible
+from .bfs.direction import TOP_DOWN
+from .projection import link_seconds, longest_route_hops
+from .projection_cp1d import EDGE_OPS, LevelPricer, Spread, project_with
+from .records import LevelRecord
+
+# The profile is laid out on virtual nodes, as for cp1d-spi.
+PROFILE_VERTEX_PER_NODE = False
+
+
+class MpiLevelPricer(LevelPricer):
+    """cp1d-mpi's level: passes and MPI all-to-alls, on the virtual layout."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        target = self.target
+        N, net = target.nodes, target.machine.network
+        self.message_s = target.machine.cp1d.mpi_message_overhead_s
+        # the all-to-all of counts: 8 B from every node to every other
+        count_wire = float(net.wire_bytes(8.0))
+        serialisation = max((N - 1) * count_wire / net.injection_bandwidth_Bps,
+                            target.topology.uniform_max_link_load(count_wire) / net.link_bandwidth_Bps)
+        hops = len(target.topology.hop_distribution()) - 1  # the diameter: every pair talks
+        self.counts_s = (serialisation + hops * net.hop_latency_s + 2 * (N - 1) * self.message_s) if N > 1 else 0.0
+
+    def project_level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray, direction: str,
+                      seed: bool, edge_growth: float) -> tuple[cp1d.LevelWork, LevelRecord]:
+        target, layout = self.target, self.layout
+        N, T = target.nodes, target.threads
+        clock = target.machine.node.clock_hz
+        if direction == TOP_DOWN:
+            work = cp1d.top_down(layout, frontier, visited, target.options)
+        else:  # the answers arrive after the exchange: no remote claim is visible
+            work = cp1d.bottom_up(layout, frontier, visited, target.options)(NeverVisible(layout.N))
+        if seed:
+            kappa, per_node = self.V / N, 1.0 / N
+        else:
+            kappa, per_node = self.local_t / (layout.n / self.V), self.per_node_bulk
+        threads = Spread(kappa, self.widening, 1.0 if seed else self.hub_growth, N * T)
+        nodes = Spread(kappa, self.widening, 1.0 if seed else self.hub_growth, N)
+        index = 0.0
+        if target.options.representation == "coarse-index":
+            index = math.ceil(self.local_t / layout.index_stride) * self.costs["index_word"]
+
+        def seconds(ops: dict) -> tuple[float, float]:
+            """(busiest, typical node's busiest) thread of one pass."""
+            if not ops:
+                return 0.0, 0.0
+            cells = sum(counts * self.costs[name] * (edge_growth if name in EDGE_OPS else 1.0)
+                        for name, counts in ops.items() if name != "index_word")
+            _, busiest, typical = threads.mean_and_busiest(cells, T)
+            scanning = index if "index_word" in ops else 0.0
+            return (scanning + busiest) / clock, (scanning + typical) / clock
+
+        rounds, final_ops = mpi_rounds(layout, work)
+        compute = typical = communication = 0.0
+        sent = payload = packets = backward = 0.0
+        for before, ops, streams in rounds:
+            scan = {name: ops[name] for name in SCAN_OPS}
+            for passes in ([before, {**scan, "pack": ops["pack"]}], [{**scan, "pack": ops["pack"],
+                                                                      "compress": ops["pack"]}]):
+                for one in passes:
+                    busiest, usual = seconds(one)
+                    compute, typical = compute + busiest, typical + usual
+            messages = self._messages(replace(work, streams=streams), seed, edge_growth, len(frontier), per_node,
+                                      kappa, nodes)
+            communication += self.counts_s + self._edges_exchange_s(messages)
+            sent, payload = sent + messages.edges * N, payload + messages.payload * N
+            packets, backward = packets + messages.packets * N, backward + messages.backward_packets * N
+        busiest, usual = seconds(final_ops)
+        compute, typical = compute + busiest, typical + usual
+        communication += self.closing_s
+        receive = seconds({name: final_ops[name] for name in cp1d.RECEIVE_OPS if name in final_ops})[1]
+        return work, self._record(
+            root, level, work, frontier, seed, edge_growth,
+            messages=int(round(packets)), bytes=float(round(payload)),
+            time_s=compute + communication, compute_s=typical, communication_s=communication,
+            synchronisation_s=max(compute - typical, 0.0), compute_max_s=compute, bottleneck="none",
+            edges_sent=int(round(sent)), backward_messages=int(round(backward)),
+            scan_s=typical - receive, receive_s=receive)
+
+    def _edges_exchange_s(self, messages) -> float:
+        """The all-to-all of one round's edges, priced like
+        Network.exchange_cost with a per-message overhead."""
+        target = self.target
+        N, net = target.nodes, target.machine.network
+        pair = max(N - 1, 1)
+        if not messages.packets or N < 2:
+            return 0.0
+        wire = float(net.wire_bytes(messages.payload / pair, messages.packets / pair)) * pair
+        out_wire, in_wire = wire * messages.out_ratio, wire * messages.in_ratio
+        serialisation = max(out_wire / net.injection_bandwidth_Bps, in_wire / net.injection_bandwidth_Bps,
+                            link_seconds(target.topology, net, wire * N, out_wire, in_wire))
+        per_pair = messages.edges / pair  # edges a node sends each other node
+
+        def destinations(ratio: float) -> float:  # pairs that get at least one edge
+            return pair * -math.expm1(-per_pair * ratio)
+
+        talking = N * destinations(1.0)
+        latency = longest_route_hops(target.topology, talking) * net.hop_latency_s
+        overhead = max(destinations(messages.out_ratio) + destinations(1.0),
+                       destinations(1.0) + destinations(messages.in_ratio)) * self.message_s
+        return serialisation + latency + overhead
+
+
+def project(graph, keys, machine, topology, algorithm, profile_scale: int, target_scale: int, edgefactor: int,
+            progress=lambda message: None) -> list:
+    """As projection_cp1d.project, with cp1d-mpi's passes and all-to-alls."""
+    return project_with(MpiLevelPricer, graph, keys, machine, topology, algorithm, profile_scale, target_scale,
+                        edgefactor, progress)
