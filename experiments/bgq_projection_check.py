@@ -38,6 +38,11 @@ CASES = [
     ("cp1d-spi", 256, 18, 16),
     ("cp1d-spi", 1024, 18, 16),
     ("cp1d-spi", 256, 20, 18),
+    # the bulk-synchronous MPI code (simbfs/projection_cp1d_mpi.py), 32 roots
+    ("cp1d-mpi", 64, 18, 16),
+    ("cp1d-mpi", 256, 18, 16),
+    ("cp1d-mpi", 1024, 18, 16),
+    ("cp1d-mpi", 256, 20, 18),
     # the previous-generation 2D code (simbfs/projection_cp2d.py)
     ("cp2d", 64, 18, 16),
     ("cp2d", 256, 18, 16),
@@ -52,7 +57,7 @@ CP1D_ROOTS = 32
 # profile does not have are the projection's largest error (see
 # docs/validation.md).
 QUICK_CASES = [("bsp1d-do", 64, 14, 13), ("bsp1d-topdown", 64, 14, 13), ("cp1d-spi", 32, 14, 13),
-               ("cp2d", 64, 14, 13)]
+               ("cp1d-mpi", 32, 14, 13), ("cp2d", 64, 14, 13)]
 QUICK_ROOTS = 32
 
 
@@ -73,7 +78,7 @@ def main(argv=None) -> list[dict]:
     options = parser(__doc__.splitlines()[0], RESULTS, "two tiny cases (seconds), for the tests")
     options.add_argument("--roots", type=int, default=64, help="search keys per run (default 64, as Graph500)")
     options.add_argument("--cp1d-roots", type=int, default=CP1D_ROOTS,
-                         help=f"search keys per cp1d-spi run (default {CP1D_ROOTS})")
+                         help=f"search keys per cp1d-* run (default {CP1D_ROOTS})")
     options.add_argument("--only", help="run only the cases of this algorithm (e.g. cp1d-spi)")
     args = options.parse_args(argv)
     out = out_dir(args)
