@@ -95,11 +95,10 @@ class MpiLevelPricer(LevelPricer):
         sent = payload = packets = backward = 0.0
         for before, ops, streams in rounds:
             scan = {name: ops[name] for name in SCAN_OPS}
-            for passes in ([before, {**scan, "pack": ops["pack"]}], [{**scan, "pack": ops["pack"],
-                                                                      "compress": ops["pack"]}]):
-                for one in passes:
-                    busiest, usual = seconds(one)
-                    compute, typical = compute + busiest, typical + usual
+            # decoding before counting (answers), counting, writing
+            for one in (before, {**scan, "pack": ops["pack"]}, {**scan, "pack": ops["pack"], "compress": ops["pack"]}):
+                busiest, usual = seconds(one)
+                compute, typical = compute + busiest, typical + usual
             messages = self._messages(replace(work, streams=streams), seed, edge_growth, len(frontier), per_node,
                                       kappa, nodes)
             communication += self.counts_s + self._edges_exchange_s(messages)

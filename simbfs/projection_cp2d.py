@@ -200,6 +200,8 @@ class Target:
     bitmap_bytes: float
     parent_bytes: float
     patterns: GridPatterns
+    closing_s: float  # the level's closing allreduce
+    pairs_per_packet: int  # uncompressed (vertex, parent) pairs
 
     @classmethod
     def of(cls, machine: Machine, topology: Topology, vertices: int) -> "Target":
@@ -213,7 +215,11 @@ class Target:
                    threads=min(cp.threads, int(node.cores * node.threads_per_core)),
                    costs=op_cycles(machine, bitmap_bytes, parent_bytes),
                    bitmap_bytes=bitmap_bytes, parent_bytes=parent_bytes,
-                   patterns=GridPatterns.of(topology, rows))
+                   patterns=GridPatterns.of(topology, rows),
+                   closing_s=Collectives(simpy.Environment(), nodes, machine.collectives,
+                                         Network(simpy.Environment(), topology, machine.network,
+                                                 machine.messaging)).allreduce_cost(8),
+                   pairs_per_packet=math.floor(machine.network.packet_payload_bytes / cp.uncompressed_entry_bytes))
 
     def phase_seconds(self, ops: dict) -> float:
         """One node's phase: its operations over its threads, or its memory
@@ -272,10 +278,7 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth,
     n_profile = graph.num_vertices
     vertex_scale = target.vertices / n_profile
     degree = graph.degree.astype(np.float64)
-    collectives = Collectives(simpy.Environment(), N, machine.collectives,
-                              Network(simpy.Environment(), target.topology, machine.network, machine.messaging))
-    closing_s = collectives.allreduce_cost(8)
-    per_packet = math.floor(machine.network.packet_payload_bytes / cp.uncompressed_entry_bytes)
+    closing_s, per_packet = target.closing_s, target.pairs_per_packet
     levels, reached = profile_root(graph, root, C)
     unchanged = Growth(second=1.0, mean=1.0, largest=1.0, profile_mean_degree=growth.profile_mean_degree,
                        profile_max_degree=growth.profile_max_degree)

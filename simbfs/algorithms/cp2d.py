@@ -108,6 +108,15 @@ def grid_shape(nodes: int) -> tuple[int, int]:
     return nodes // cols, cols
 
 
+def smallest_per_key(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys, ascending, each with its smallest value."""
+    order = np.lexsort((values, keys))
+    keys, values = keys[order], values[order]
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    return keys[first], values[first]
+
+
 def bitmap_working_set_bytes(num_vertices: int, rows: int, cols: int) -> float:
     """Bytes of one node's bitmaps: In over its column's n/C vertices, Out
     and Vis over its row's n/R vertices."""
@@ -272,12 +281,7 @@ class _Run:
         fresh = ~self._bits(keys)
         # Out: one pair per (node, target), the smallest source (the frontier
         # is read in ascending order, so the first entry met has it).
-        k, s = keys[fresh], sources[fresh]
-        order = np.lexsort((s, k))
-        k, s = k[order], s[order]
-        first = np.ones(len(k), dtype=bool)
-        first[1:] = k[1:] != k[:-1]
-        pair_key, pair_parent = k[first], s[first]
+        pair_key, pair_parent = smallest_per_key(keys[fresh], sources[fresh])
         pair_v = pair_key // C
         pair_holder = (pair_key % C) * R + self.owner(pair_v) % R
         pair_owner = self.owner(pair_v)
@@ -291,12 +295,7 @@ class _Run:
         fold_packets = np.ceil(pair_counts / per_packet).reshape(N, N)
         # 4. owners claim: the smallest parent among unvisited targets
         candidate = self.parent[pair_v] < 0
-        cv, cp_ = pair_v[candidate], pair_parent[candidate]
-        order = np.lexsort((cp_, cv))
-        cv, cp_ = cv[order], cp_[order]
-        first = np.ones(len(cv), dtype=bool)
-        first[1:] = cv[1:] != cv[:-1]
-        new, new_parents = cv[first], cp_[first]
+        new, new_parents = smallest_per_key(pair_v[candidate], pair_parent[candidate])
         claimers = self.owner(new)
         recv_ops = {
             "unpack": np.bincount(pair_owner[remote], minlength=N).astype(np.float64),
