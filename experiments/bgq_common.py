@@ -12,9 +12,9 @@ import os
 from collections import defaultdict
 
 try:
-    from experiments.common import ROOT, out_dir, parser, pyplot, save_figure, write_csv  # noqa: F401
+    from experiments.common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv  # noqa: F401
 except ImportError:
-    from common import ROOT, out_dir, parser, pyplot, save_figure, write_csv  # noqa: F401
+    from common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv  # noqa: F401
 
 from simbfs.runner import RunConfig, run  # noqa: E402
 

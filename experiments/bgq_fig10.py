@@ -144,4 +144,4 @@ def _plot(rows, per_root, path, profile_scale):
 
 
 if __name__ == "__main__":
-    main()
+    B.exit_on_user_error(main)

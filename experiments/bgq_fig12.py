@@ -114,4 +114,4 @@ def _plot(rows, path):
 
 
 if __name__ == "__main__":
-    main()
+    B.exit_on_user_error(main)

@@ -181,4 +181,4 @@ def _plot(rows, path, sizes):
 
 
 if __name__ == "__main__":
-    main()
+    B.exit_on_user_error(main)

@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 try:
-    from experiments.common import ROOT, out_dir, parser, pyplot, save_figure, write_csv
+    from experiments.common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv
 except ImportError:
-    from common import ROOT, out_dir, parser, pyplot, save_figure, write_csv
+    from common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv
 
 import simpy  # noqa: E402
 
@@ -171,4 +171,4 @@ def main(argv=None) -> list[dict]:
 
 
 if __name__ == "__main__":
-    main()
+    exit_on_user_error(main)

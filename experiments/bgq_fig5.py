@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 try:
-    from experiments.common import ROOT, out_dir, parser, pyplot, save_figure, write_csv
+    from experiments.common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv
 except ImportError:
-    from common import ROOT, out_dir, parser, pyplot, save_figure, write_csv
+    from common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv
 
 from simbfs.bfs import bfs_reference  # noqa: E402
 from simbfs.claims import claim, within_tolerance  # noqa: E402
@@ -193,4 +193,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    exit_on_user_error(main)

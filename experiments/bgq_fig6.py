@@ -73,4 +73,4 @@ def _plot(rows, path, nodes, scale):
 
 
 if __name__ == "__main__":
-    main()
+    B.exit_on_user_error(main)

@@ -87,8 +87,8 @@ def _projected(setup, out):
                          "harmonic_mean_gteps": gteps[algorithm]})
         ratio = gteps["cp1d-spi"] / gteps["cp1d-mpi"]
         ok = within_tolerance(ratio, "bgq.spi_over_mpi")
-        print(f"  bgq.spi_over_mpi PROJECTED at {nodes} nodes, scale {scale}: SPI {gteps['cp1d-spi']:.1f} / "
-              f"MPI {gteps['cp1d-mpi']:.1f} GTEPS = {ratio:.1f}x -> {'within' if ok else 'MISS'}")
+        print(f"  bgq.spi_over_mpi PROJECTED at {nodes} nodes, scale {scale}: SPI {gteps['cp1d-spi']:.4g} / "
+              f"MPI {gteps['cp1d-mpi']:.4g} GTEPS = {ratio:.1f}x -> {'within' if ok else 'MISS'}")
     B.write_csv(out / "fig7_spi_vs_mpi_projected.csv", rows)
     _plot_projected(rows, per_node, out / "fig7_spi_vs_mpi_projected.png")
     return rows
@@ -113,4 +113,4 @@ def _plot_projected(rows, per_node, path):
 
 
 if __name__ == "__main__":
-    main()
+    B.exit_on_user_error(main)

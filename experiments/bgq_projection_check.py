@@ -14,9 +14,9 @@ from __future__ import annotations
 import time
 
 try:
-    from experiments.common import ROOT, out_dir, parser, write_csv
+    from experiments.common import ROOT, exit_on_user_error, out_dir, parser, write_csv
 except ImportError:
-    from common import ROOT, out_dir, parser, write_csv
+    from common import ROOT, exit_on_user_error, out_dir, parser, write_csv
 
 from simbfs.runner import RunConfig, run  # noqa: E402
 
@@ -100,4 +100,4 @@ def main(argv=None) -> list[dict]:
 
 
 if __name__ == "__main__":
-    main()
+    exit_on_user_error(main)

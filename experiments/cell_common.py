@@ -10,9 +10,9 @@ from functools import lru_cache
 
 
 try:
-    from experiments.common import ROOT, out_dir, parser, pyplot, write_csv  # noqa: F401  (re-exported)
+    from experiments.common import ROOT, exit_on_user_error, out_dir, parser, pyplot, write_csv  # noqa: F401  (re-exported)
 except ImportError:
-    from common import ROOT, out_dir, parser, pyplot, write_csv  # noqa: F401  (re-exported)
+    from common import ROOT, exit_on_user_error, out_dir, parser, pyplot, write_csv  # noqa: F401  (re-exported)
 
 from simbfs.algorithms import get_algorithm  # noqa: E402
 from simbfs.bfs import validate_bfs_tree  # noqa: E402

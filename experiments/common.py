@@ -16,6 +16,18 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+def exit_on_user_error(main) -> None:
+    """Run a script's ``main``; a user's error (a missing claims file, an
+    impossible size) is one line on stderr and exit status 2, as in the CLI."""
+    from simbfs.errors import UserError
+
+    try:
+        main()
+    except UserError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(UserError.exit_status)
+
+
 def parser(doc: str, default_out: Path, quick_help: str = "tiny sizes (seconds), for the tests"):
     """The shared options; a script may add its own before parsing."""
     result = argparse.ArgumentParser(description=doc)

@@ -42,7 +42,9 @@ terms for the target (N nodes, scale S) without its graph, in four steps
    sweep vertex u with c edges in the level puts Poisson(c / streams) of
    them into each stream; duplicates are short, and consecutive distinct
    ones are short with probability 1 - (1 - 127 / L)^D for D distinct
-   sweep vertices among the node's L. Injection, ejection, the busiest
+   sweep vertices among the node's L. The busiest sender's (receiver's)
+   streams are longer than the mean's, so its packets are E[ceil] of its
+   own streams: fuller than the mean's. Injection, ejection, the busiest
    torus link and the longest route use the same closed forms as the
    level-synchronous projection (simbfs/projection.py). Bottom-up claim
    visibility uses the executed model's delays (packet fill at the
@@ -182,11 +184,35 @@ class Spread:
 # ------------------------------------------------------------- messages
 @dataclass
 class StreamTraffic:
-    """One channel's traffic over the whole target machine."""
+    """One channel's traffic over the whole target machine, and how one
+    node's own packets fill with its load (``node``)."""
 
     edges: float
     payload: float
     packets: float
+    nodes: int = 1
+    streams: float = 0.0  # per node, in each direction
+    unit: float = 0.0  # edges per full packet
+    entry_bytes: float = 0.0
+    header_bytes: float = 0.0
+    sender_groups: list | None = None  # (relative load, weight); None: packets follow the edges
+    receiver_groups: list | None = None
+
+    def node(self, relative_load: float, sending: bool) -> tuple[float, float]:
+        """(payload, packets) a node sends (``sending``) or receives when it
+        carries ``relative_load`` times the channel's mean edges per node.
+        Its streams are that much longer, so its packets are fuller than
+        the mean's: the count follows E[ceil] of the longer streams, paired
+        with the other ends' loads."""
+        if self.edges <= 0:
+            return 0.0, 0.0
+        if self.sender_groups is None:  # seed levels: packets follow the edges
+            return self.payload / self.nodes * relative_load, self.packets / self.nodes * relative_load
+        edges = self.edges / self.nodes * relative_load
+        per_stream = edges / self.streams
+        others = self.receiver_groups if sending else self.sender_groups
+        packets = self.streams * sum(w * poisson_ceil_mean(per_stream * r, self.unit) for r, w in others)
+        return edges * self.entry_bytes + packets * self.header_bytes, packets
 
 
 def stream_traffic(sweep_counts: np.ndarray, growth: float, per_node: float, nodes: int, streams: float,
@@ -218,7 +244,7 @@ def stream_traffic(sweep_counts: np.ndarray, growth: float, per_node: float, nod
         edges = float(lam.sum()) * spread
         packets = spread * sum(poisson_ceil_mean(x, unit) for x in lam)
         header = cp.compressed_header_bytes if compression else 0.0
-        return StreamTraffic(edges, edges * unit_bytes + packets * header, packets)
+        return StreamTraffic(edges, edges * unit_bytes + packets * header, packets, nodes=nodes)
     all_streams = senders * streams
     edges = nodes * per_node * float(lam.sum()) * spread / all_streams  # per stream
     if compression:
@@ -229,28 +255,26 @@ def stream_traffic(sweep_counts: np.ndarray, growth: float, per_node: float, nod
         near = 1.0 - max(1.0 - cp.delta_max / max(local_vertices, 1.0), 0.0) ** distinct
         short = (edges - distinct) + nonempty + max(distinct - nonempty, 0.0) * near
         entry_bytes = (short * cp.compressed_short_bytes + (edges - short) * cp.compressed_long_bytes) / edges
-        room = payload_bytes - cp.compressed_header_bytes
-        packets = _packets(edges, room / entry_bytes, sender_load, kappa, active_only, receiver_load)
-        payload = edges * entry_bytes + packets * cp.compressed_header_bytes
+        header = cp.compressed_header_bytes
+        unit = (payload_bytes - header) / entry_bytes
     else:
-        packets = _packets(edges, math.floor(payload_bytes / cp.uncompressed_entry_bytes), sender_load, kappa,
-                           active_only, receiver_load)
-        payload = edges * cp.uncompressed_entry_bytes
-    return StreamTraffic(edges * all_streams, payload * all_streams, packets * all_streams)
-
-
-def _packets(edges: float, unit: float, sender_load: np.ndarray | None, kappa: float, active_only: bool,
-             receiver_load: np.ndarray | None = None) -> float:
-    """Mean packets of a stream of Poisson(edges x its sender's relative
-    load x its receiver's) edges: hubs make the streams of a few senders,
-    and (bottom-up probes go to the owners of the probed neighbours) to a
-    few receivers, long, and the rest short."""
-    if sender_load is None or len(sender_load) < 2:
-        return poisson_ceil_mean(edges, unit)
-    senders = _load_groups(sender_load[sender_load > 0] if active_only else sender_load, kappa)
-    receivers = _load_groups(receiver_load, kappa) if receiver_load is not None and len(receiver_load) > 1 \
-        else [(1.0, 1.0)]
-    return float(sum(ws * wr * poisson_ceil_mean(edges * rs * rr, unit) for rs, ws in senders for rr, wr in receivers))
+        entry_bytes, header = cp.uncompressed_entry_bytes, 0.0
+        unit = math.floor(payload_bytes / entry_bytes)
+    senders_by_load = receivers_by_load = [(1.0, 1.0)]
+    if sender_load is not None and len(sender_load) > 1:
+        senders_by_load = _load_groups(sender_load[sender_load > 0] if active_only else sender_load, kappa)
+        if receiver_load is not None and len(receiver_load) > 1:
+            receivers_by_load = _load_groups(receiver_load, kappa)
+    # a stream of Poisson(edges x its sender's relative load x its
+    # receiver's) edges: hubs make the streams of a few senders, and
+    # (bottom-up probes go to the owners of the probed neighbours) to a few
+    # receivers, long, and the rest short
+    packets = float(sum(ws * wr * poisson_ceil_mean(edges * rs * rr, unit)
+                        for rs, ws in senders_by_load for rr, wr in receivers_by_load))
+    payload = edges * entry_bytes + packets * header
+    return StreamTraffic(edges * all_streams, payload * all_streams, packets * all_streams, nodes=nodes,
+                         streams=all_streams / nodes, unit=unit, entry_bytes=entry_bytes, header_bytes=header,
+                         sender_groups=senders_by_load, receiver_groups=receivers_by_load)
 
 
 def _load_groups(load: np.ndarray, kappa: float) -> list:
@@ -321,8 +345,10 @@ class _Messages:
     channel_edges: list  # whole machine, per channel (top-down: forward; bottom-up: probes, answers)
     sent_cells: np.ndarray  # edges sent per virtual node
     received_cells: np.ndarray
-    out_ratio: float
+    out_ratio: float  # busiest sender's edges / the mean's
     in_ratio: float
+    out_busiest: tuple  # (payload, packets) the busiest sender sends, in fuller packets than the mean's
+    in_busiest: tuple
 
 
 class LevelPricer:
@@ -373,9 +399,13 @@ class LevelPricer:
         pair = max(N - 1, 1)
         wire = float(net.wire_bytes(messages.payload / pair, messages.packets / pair)) * pair \
             if messages.packets else 0.0
-        inject = wire * messages.out_ratio / net.injection_bandwidth_Bps
-        eject = wire * messages.in_ratio / net.injection_bandwidth_Bps
-        link = link_seconds(target.topology, net, wire * N, wire * messages.out_ratio, wire * messages.in_ratio)
+        # the busiest sender's and receiver's own wire bytes: their streams
+        # are longer than the mean's, so their packets are fuller
+        out_wire = float(net.wire_bytes(*messages.out_busiest)) if messages.packets else 0.0
+        in_wire = float(net.wire_bytes(*messages.in_busiest)) if messages.packets else 0.0
+        inject = out_wire / net.injection_bandwidth_Bps
+        eject = in_wire / net.injection_bandwidth_Bps
+        link = link_seconds(target.topology, net, wire * N, out_wire, in_wire)
         drain = 0.0
         if wire:
             talking = N * (N - 1) * -math.expm1(-messages.edges / pair)  # pairs that talk: the longest route
@@ -488,13 +518,20 @@ class LevelPricer:
                 sender_load=sent, kappa=kappa, receiver_load=received))
         out_mean, out_max, _ = nodes.mean_and_busiest(sent_cells * edge_growth)
         in_mean, in_max, _ = nodes.mean_and_busiest(received_cells * edge_growth)
+        out_ratio = out_max / out_mean if out_mean else 1.0
+        in_ratio = in_max / in_mean if in_mean else 1.0
+
+        def busiest(ratio, sending):
+            ends = [c.node(ratio, sending) for c in channels]
+            return sum(e[0] for e in ends), sum(e[1] for e in ends)
+
         return _Messages(
             edges=sum(c.edges for c in channels) / N, payload=sum(c.payload for c in channels) / N,
             packets=sum(c.packets for c in channels) / N,
             backward_packets=sum(c.packets for c, s in zip(channels, work.streams) if s.channel == "backward") / N,
             channel_edges=[c.edges for c in channels], sent_cells=sent_cells,
-            received_cells=received_cells, out_ratio=out_max / out_mean if out_mean else 1.0,
-            in_ratio=in_max / in_mean if in_mean else 1.0)
+            received_cells=received_cells, out_ratio=out_ratio, in_ratio=in_ratio,
+            out_busiest=busiest(out_ratio, True), in_busiest=busiest(in_ratio, False))
 
     def _overhead_cycles(self, messages: _Messages, kappa: float) -> np.ndarray:
         """Per virtual node, the per-packet SPI overheads each of its threads

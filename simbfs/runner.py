@@ -13,7 +13,7 @@ command and seed give a byte-identical document.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -24,6 +24,7 @@ from .bfs import teps_statistics, validate_bfs_tree
 from .engine import Simulation
 from .errors import UserError
 from .graph import GraphSpec, load_graph, search_keys
+from .graph.memory import check_memory
 from .machine import load_machine, machines_dir
 from .records import RootRecord
 from .units import format_quantity
@@ -168,12 +169,17 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
     module = projection_module(algorithm)
     per_node = module.PROFILE_VERTEX_PER_NODE
     lowest = max(min(spec.scale, MIN_PROFILE_SCALE), (nodes - 1).bit_length() if per_node else 0)
-    if not lowest <= profile_scale <= spec.scale:
+    if profile_scale > spec.scale:
+        raise UserError(f"--profile-scale {profile_scale} is larger than the target --scale {spec.scale}; the "
+                        f"profile is a smaller graph whose search predicts the larger one: use --profile-scale "
+                        f"{spec.scale} or less")
+    if profile_scale < lowest:
         needs = f"{algorithm.name}'s profile needs at least as many vertices as nodes, and " if per_node else ""
         raise UserError(f"--profile-scale must be between {lowest} and the target --scale {spec.scale}, got "
                         f"{profile_scale}: {needs}below scale {MIN_PROFILE_SCALE} a graph's levels say little "
                         f"about a larger one")
     profile_spec = GraphSpec(kind=spec.kind, scale=profile_scale, edgefactor=spec.edgefactor, seed=spec.seed)
+    check_memory(profile_spec, advice=f"use a smaller --profile-scale (the default is {DEFAULT_PROFILE_SCALE})")
     graph = load_graph(profile_spec, config.cache_dir, progress=progress)
     keys = search_keys(graph, config.roots, seed=config.seed)
     progress(f"profiling {len(keys)} roots at scale {profile_scale} for {nodes} nodes at scale {spec.scale}")
@@ -205,9 +211,39 @@ def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> None
     if nodes > n:
         raise UserError(f"{nodes} nodes for a graph of {n} vertices leaves nodes without a vertex; "
                         f"use --scale {max(1, (nodes - 1).bit_length())} or more, or fewer --nodes")
-    need = algorithm.node_memory_bytes(n, 2 * spec.num_input_edges_estimate(), nodes, machine)
+
+    def need(scale: int, count: int) -> float:
+        at = replace(spec, scale=scale)
+        return algorithm.node_memory_bytes(at.num_vertices(), 2 * at.num_input_edges_estimate(), count, machine)
+
     have = machine.node.memory_bytes
-    if need > have:
-        raise UserError(f"scale {spec.scale} on {nodes} nodes needs about {format_quantity(need, 'size')} per node, "
-                        f"but a {machine.name} node has {format_quantity(have, 'size')} (node.memory); "
-                        f"use more --nodes or a smaller --scale")
+    needed = need(spec.scale, nodes)
+    if needed <= have:
+        return
+    # advice that works: the fewest nodes (doubling) that hold it, else the
+    # largest scale these nodes hold (some layouts replicate per-node data
+    # that more nodes do not shrink)
+    more = nodes * 2
+    while more <= machine.max_nodes and need(spec.scale, more) > have:
+        more *= 2
+    if more <= machine.max_nodes:
+        advice = f"use --nodes {more}{' or more' if more < machine.max_nodes else ''}, or a smaller --scale"
+    else:
+        smaller = next((s for s in range(spec.scale - 1, 0, -1) if need(s, nodes) <= have), None)
+        advice = (f"more nodes do not help (up to nodes.max = {machine.max_nodes}); "
+                  + (f"use --scale {smaller} or less" if smaller else "no scale fits"))
+    need_text, have_text = _distinct_sizes(needed, have)
+    raise UserError(f"scale {spec.scale} on {nodes} nodes needs about {need_text} per node with {algorithm.name}, "
+                    f"but a {machine.name} node has {have_text} (node.memory); {advice}")
+
+
+def _distinct_sizes(need: float, have: float) -> tuple[str, str]:
+    """Both sizes, with enough digits that they do not read as equal."""
+    need_text, have_text = format_quantity(need, "size"), format_quantity(have, "size")
+    unit = have_text.split()[-1]
+    scale = {"TiB": 2.0**40, "GiB": 2.0**30, "MiB": 2.0**20, "KiB": 2.0**10, "B": 1.0}[unit]
+    digits = 4
+    while need_text == have_text and digits < 12:
+        digits += 2
+        need_text = f"{need / scale:.{digits}g} {unit}"
+    return need_text, have_text

@@ -2,6 +2,11 @@
 execution (issue 3's check), Fig. 4 (bandwidth against packet size) and
 Fig. 5 (graph properties per level)."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 
 from experiments import bgq_fig4, bgq_fig5, bgq_projection_check
@@ -72,3 +77,15 @@ def test_fig5_direction_optimising_examines_fewer_edges_and_top_down_scans_the_c
     levels = summary["levels"]
     assert [row["level"] for row in levels] == list(range(len(levels)))
     assert levels[0]["frontier_vertices"] == 1
+
+
+def test_a_script_without_the_claims_file_says_so_in_one_line_and_exits_2(tmp_path):
+    # a user's error in a figure script is answered as the CLI answers it:
+    # one line naming the fix, exit status 2, no traceback
+    script = Path(bgq_fig5.__file__)
+    env = dict(os.environ, SIMBFS_CLAIMS=str(tmp_path / "missing" / "claims.yaml"), SIMBFS_CACHE=str(tmp_path))
+    done = subprocess.run([sys.executable, str(script), "--quick", "--out", str(tmp_path)], env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: cannot read the papers' claims") and "SIMBFS_CLAIMS" in done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1

@@ -20,20 +20,25 @@ def get_algorithm(name: str):
     """The algorithm called ``name``, or ``name:key=value,...`` for a variant
     with options (``cp1d-spi:compression=off,representation=skip-list``)
     when the algorithm takes options."""
-    base, _, options = name.partition(":")
+    base, colon, options = name.partition(":")
     try:
         algorithm = ALGORITHMS[base]
     except KeyError:
         raise UserError(f"unknown algorithm {base!r}; choose one of {', '.join(sorted(ALGORITHMS))}") from None
-    if not options:
+    if not colon:
         return algorithm
     if not hasattr(algorithm, "with_options"):
         raise UserError(f"{base} takes no options; use --algorithm {base}")
+    if not options:
+        raise UserError(f"no options after {base}:; write {base}:key=value,... (e.g. {base}:compression=off) "
+                        f"or just {base}")
     settings = {}
     for item in options.split(","):
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
             raise UserError(f"algorithm option {item!r} must be written key=value, e.g. {base}:compression=off")
+        if key.strip() in settings:  # which one was meant is not ours to guess
+            raise UserError(f"algorithm option {key.strip()!r} is given twice in {name!r}; give it once")
         settings[key.strip()] = value.strip()
     return algorithm.with_options(name, settings)
 

@@ -129,8 +129,10 @@ class CP1DSPI:
         threads = self.options.threads or cp.threads
         limit = int(machine.node.cores * machine.node.threads_per_core)
         if threads > limit:
+            where = (f"--algorithm {self.name.partition(':')[0]}:threads={limit}" if self.options.threads
+                     else f"--set cp1d.threads={limit}")
             raise UserError(f"{threads} threads per node, but a {machine.name} node runs at most {limit} "
-                            f"(node.cores x node.threads_per_core); use threads={limit} or fewer")
+                            f"(node.cores x node.threads_per_core); use {where} or fewer")
 
     def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
         return spi_memory_bytes(machine, num_vertices, num_directed_edges, nodes)

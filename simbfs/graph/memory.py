@@ -61,13 +61,16 @@ def available_memory_bytes() -> int:
         return 0
 
 
-def check_memory(spec: GraphSpec) -> None:
+EXECUTION_ADVICE = ("use a smaller --scale, predict the run with --mode project (it generates only a smaller "
+                    "profile graph), or run on a machine with more memory")
+
+
+def check_memory(spec: GraphSpec, advice: str = EXECUTION_ADVICE) -> None:
     """Raise UserError if `spec` needs more memory than this host has available."""
     needed = estimate_memory_bytes(spec)
     available = available_memory_bytes()
     if available and needed > available:
         raise UserError(
             f"a {spec.kind} graph of scale {spec.scale} needs about {needed / GIB:.1f} GiB "
-            f"to generate, but only {available / GIB:.1f} GiB is available; "
-            f"use a smaller --scale, or run on a machine with more memory"
+            f"to generate, but only {available / GIB:.1f} GiB is available; {advice}"
         )
