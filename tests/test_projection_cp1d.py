@@ -70,6 +70,18 @@ def test_closed_form_bytes_and_packets_match_the_executed_encoder(level_two, com
     assert model.edges == pytest.approx(len(stream.sender), rel=1e-9)
     assert model.payload == pytest.approx(traffic.payload.sum(), rel=0.05)
     assert model.packets == pytest.approx(traffic.packets.sum(), rel=0.05)
+    # the busiest sender's own streams are longer, so its packets are
+    # fuller than the mean's: its packets follow the encoder's, not its
+    # share of the edges
+    sent = traffic.edges.sum(axis=1)
+    busiest = int(np.argmax(sent))
+    payload, packets = model.node(sent[busiest] / sent.mean(), sending=True)
+    assert payload == pytest.approx(traffic.payload[busiest].sum(), rel=0.05)
+    assert packets == pytest.approx(traffic.packets[busiest].sum(), rel=0.05)
+    received = traffic.edges.sum(axis=0)
+    busiest = int(np.argmax(received))
+    payload, packets = model.node(received[busiest] / received.mean(), sending=False)
+    assert packets == pytest.approx(traffic.packets[:, busiest].sum(), rel=0.06)
 
 
 def test_closed_form_counts_the_heavy_vertices_of_a_generated_graph(level_two):
