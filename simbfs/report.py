@@ -116,7 +116,11 @@ def describe_machine(machine: Machine) -> str:
     lines = [f"{machine.name}: {machine.description}", f"file: {machine.origin}"]
     if machine.paper:
         lines.append(f"paper: {machine.paper}")
+    if machine.algorithm:
+        lines.append(f"default algorithm: {machine.algorithm} (another with --algorithm; `simbfs run --help` "
+                     f"lists them)")
     lines.append("")
+    rows = []
     for path, declaration in schema.walk():
         if path not in machine.sources:
             continue
@@ -127,7 +131,11 @@ def describe_machine(machine: Machine) -> str:
                 shown += " cycles"
         else:
             shown = str(value)
-        lines.append(f"  {path:<32} {shown:<14} {machine.sources[path]}")
+        rows.append((path, shown, machine.sources[path]))
+    # columns as wide as their longest entry, so long dotted keys stay aligned
+    key_width = max((len(path) for path, _, _ in rows), default=0)
+    value_width = max((len(shown) for _, shown, _ in rows), default=0)
+    lines.extend(f"  {path:<{key_width}} {shown:<{value_width}} {source}" for path, shown, source in rows)
     partitions = machine.network.partitions
     if partitions:
         lines.append("")

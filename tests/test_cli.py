@@ -89,6 +89,11 @@ def test_describe_shows_values_with_sources(capsys):
     assert main(["machines", "--describe", "bluegene_q"]) == 0
     out = capsys.readouterr().out
     assert "network.link_bandwidth" in out and "2 GB/s" in out and "spec sheet" in out
+    assert "default algorithm: bsp1d-do" in out  # machines/bluegene_q.yaml's `algorithm`
+    # the value column starts at one place, however long the dotted key
+    rows = [line for line in out.splitlines() if line.startswith("  node.") or line.startswith("  network.")]
+    starts = {len(line) - len(line[2:].split(" ", 1)[1].lstrip()) for line in rows}
+    assert len(starts) == 1, starts
 
 
 BAD_YAML = "name: broken\nnode: [unclosed\n"
