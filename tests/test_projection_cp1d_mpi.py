@@ -28,6 +28,11 @@ def test_projection_at_the_profile_scale_reproduces_the_executed_levels(tmp_path
     sent = lambda doc: sum(lv["edges_sent"] for lv in doc["levels"])
     assert sent(projected) == pytest.approx(sent(executed), rel=0.02)
     assert abs(_error(projected, executed)) <= BAR
+    # Fig. 13's parts, executed: the passes before the final one and the
+    # final decoding and claiming make up a node's compute
+    for level in executed["levels"]:
+        assert level["scan_s"] + level["receive_s"] == pytest.approx(level["compute_s"], rel=1e-9)
+        assert level["receive_s"] > 0 or level["edges_sent"] == 0
 
 
 def test_one_scale_extrapolation_is_within_ten_percent_of_execution(tmp_path):

@@ -136,7 +136,9 @@ class _Run(Cp1dRun):
             phases.append((write_pass, traffic.payload, traffic.packets))
             traffic_total.append(traffic)
         final = self._seconds(final_ops)
-        return work, phases, final, traffic_total
+        # the final pass's decoding and claiming: Fig. 13's receive part
+        receive = self._seconds({name: final_ops[name] for name in cp1d.RECEIVE_OPS if name in final_ops})
+        return work, phases, final, traffic_total, receive
 
     def node_program(self, rank: int):
         coll = self.ctx.collectives
@@ -145,7 +147,7 @@ class _Run(Cp1dRun):
             if self._plan is None:
                 self._plan = self._plan_level()
                 self._comm = 0.0
-            work, phases, final, _ = self._plan
+            work, phases, final, _, _ = self._plan
             for compute, payload, packets in phases:
                 result = yield coll.alltoallv(rank, lambda p=payload, q=packets: (p, q, None),
                                               after=float(compute[rank]), message_overhead_s=overhead)
@@ -156,10 +158,11 @@ class _Run(Cp1dRun):
             yield self.final_allreduce(rank)
 
     def _finish_level(self, closing) -> None:
-        work, phases, final, traffic = self._plan
+        work, phases, final, traffic, receive = self._plan
         time_s = self.ctx.env.now - self._level_start
         per_node = sum(compute for compute, _, _ in phases) + final
         compute_mean = float(per_node.mean())
+        receive_mean = float(receive.mean())
         comm = self._comm + closing.cost_s
         self.records.append(LevelRecord(
             root=self.root,
@@ -178,6 +181,8 @@ class _Run(Cp1dRun):
             collective_bytes=float(8 * self._closing_words * max(self.N - 1, 0)),
             edges_sent=int(sum(t.edges.sum() for t in traffic)),
             backward_messages=int(sum(t.backward_packets for t in traffic)),
+            scan_s=compute_mean - receive_mean,
+            receive_s=receive_mean,
         ))
         self._plan = None
         self.advance(work)
