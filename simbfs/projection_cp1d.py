@@ -15,8 +15,10 @@ terms for the target (N nodes, scale S) without its graph, in four steps
    gives every node at least 256 vertices, else fewer) with the target's
    threads. The heavy vertices are the profile vertices whose degree, grown
    to the target scale, reaches the degree above which the target has LB
-   vertices (closed form of kronecker_theory): the vertices left light are
-   the target's light ones. Each level's direction is CalcDirection
+   vertices (closed form of kronecker_theory), so that the vertices left
+   light are the target's light ones; and at least as many of the heaviest
+   as hold the share of adjacency entries the target's LB heaviest hold.
+   Each level's direction is CalcDirection
    evaluated with the target's counts.
 
 2. **Per-cell work.** The level functions give operation counts per
@@ -105,11 +107,10 @@ def expected_count_above(scale: int, edgefactor: int, degree: float) -> float:
     return float(np.dot(counts, [0.5 * math.erfc(v) for v in z]))
 
 
-def heavy_vertices_at_profile(degree: np.ndarray, growth: Growth, profile_scale: int, target_scale: int,
-                              edgefactor: int, heavy_target: int) -> int:
-    """The profile's heavy count: the profile vertices whose grown degree
-    reaches the target threshold x at which the target has LB heavy
-    vertices. The closed form miscounts the vertices above a degree by a
+def _grown_above_threshold(degree: np.ndarray, growth: Growth, profile_scale: int, target_scale: int,
+                           edgefactor: int, heavy_target: int) -> int:
+    """The profile vertices whose grown degree reaches the target threshold
+    x at which the target has LB heavy vertices. The closed form miscounts the vertices above a degree by a
     factor that the profile graph shows (its actual count over the closed
     form's, at the profile degree that grows to x); that factor is assumed
     to carry over, so x solves closed-form count at the target x factor = LB.
@@ -135,6 +136,57 @@ def heavy_vertices_at_profile(degree: np.ndarray, growth: Growth, profile_scale:
         else:
             high = middle
     return excess(high)[1]
+
+
+def heavy_edge_share(scale: int, edgefactor: int, heavy: int) -> float:
+    """Expected share of all adjacency entries held by the ``heavy``
+    highest-degree vertices of a graph of ``scale``: the heaviest classes'
+    expected degrees, whole classes and then part of the next (within 1% of
+    generated graphs at scales 16 to 20, tests/test_projection_cp1d.py)."""
+    degrees, counts = _class_degrees(scale, edgefactor)
+    before = np.concatenate([[0.0], np.cumsum(counts)[:-1]])
+    taken = np.clip(heavy - before, 0.0, counts)
+    return float(np.dot(degrees, taken) / np.dot(degrees, counts))
+
+
+def heavy_vertices_at_profile(degree: np.ndarray, growth: Growth, profile_scale: int, target_scale: int,
+                              edgefactor: int, heavy_target: int) -> int:
+    """The profile's heavy count, the larger of two:
+
+    * every profile vertex whose degree, grown to the target scale, is
+      heavy there (``_grown_above_threshold``): a vertex left light must be
+      light at the target, or a profile hub would be projected as a light
+      target vertex with a hub's degree;
+    * as many of the highest-degree vertices as hold the share of adjacency
+      entries that the target's LB heaviest hold (``_holding_target_share``):
+      that share decides how much of a search the heavy path carries (no
+      probes, no messages).
+
+    Near the profile scale the second is larger (the 1,024 heaviest of
+    scale 20 hold 18.5% of the entries; the 172 scale-18 vertices that grow
+    past its threshold hold 12%); far from it, the first (a scale-40
+    target's 4,096 heaviest hold 0.3%)."""
+    if heavy_target <= 0:
+        return 0
+    return max(_grown_above_threshold(degree, growth, profile_scale, target_scale, edgefactor, heavy_target),
+               _holding_target_share(degree, profile_scale, target_scale, edgefactor, heavy_target))
+
+
+def _holding_target_share(degree: np.ndarray, profile_scale: int, target_scale: int, edgefactor: int,
+                          heavy_target: int) -> int:
+    """As many of the profile's highest-degree vertices as hold the share of
+    adjacency entries that the target's ``heavy_target`` heaviest hold. The
+    closed form's small miss at the profile scale (its share of the
+    profile's LB / 2^(T - s) heaviest against the actual) is carried over
+    as a factor, so that projected from its own scale this picks exactly LB."""
+    entries = np.sort(degree[degree > 0])[::-1].astype(np.float64)
+    if entries.size == 0:
+        return 0
+    held = np.cumsum(entries) / entries.sum()  # share of the top k + 1
+    same_rank = int(min(max(round(heavy_target * 2.0 ** (profile_scale - target_scale)), 1), entries.size))
+    factor = held[same_rank - 1] / heavy_edge_share(profile_scale, edgefactor, same_rank)
+    share = min(heavy_edge_share(target_scale, edgefactor, heavy_target) * factor, 1.0)
+    return int(min(np.searchsorted(held, share * (1 - 1e-12)) + 1, entries.size))
 
 
 def target_heavy_count(lb: int, target_vertices: int) -> int:

@@ -12,8 +12,8 @@ from simbfs.errors import UserError
 from simbfs.graph import GraphSpec, load_graph, search_keys
 from simbfs.machine import load_machine
 from simbfs.projection import Growth
-from simbfs.projection_cp1d import (expected_count_above, grown_degrees, heavy_vertices_at_profile, stream_traffic,
-                                    virtual_nodes)
+from simbfs.projection_cp1d import (expected_count_above, grown_degrees, heavy_edge_share, heavy_vertices_at_profile,
+                                    stream_traffic, virtual_nodes)
 from simbfs.runner import RunConfig, run
 
 BAR = 0.10  # issue 3: projected TEPS within 10% of executed TEPS
@@ -84,6 +84,16 @@ def test_closed_form_bytes_and_packets_match_the_executed_encoder(level_two, com
     assert packets == pytest.approx(traffic.packets[:, busiest].sum(), rel=0.06)
 
 
+@pytest.fixture(scope="module")
+def scale_16(tmp_path_factory):
+    return load_graph(GraphSpec(kind="kronecker", scale=16, edgefactor=16, seed=1), str(tmp_path_factory.mktemp("g")))
+
+
+def _share_of_heaviest(graph, k):
+    entries = np.sort(graph.degree)[::-1]
+    return entries[:k].sum() / entries.sum()
+
+
 def test_closed_form_counts_the_heavy_vertices_of_a_generated_graph(level_two):
     # The expected number of vertices above a degree (kronecker_theory
     # classes with Poisson-like tails) against the generated scale-14 graph:
@@ -97,20 +107,44 @@ def test_closed_form_counts_the_heavy_vertices_of_a_generated_graph(level_two):
     # more vertices above any degree in a larger graph, fewer above a higher degree
     assert expected_count_above(40, 16, 1e6) > expected_count_above(20, 16, 1e6)
     assert expected_count_above(20, 16, 1e4) < expected_count_above(20, 16, 1e3)
+
+
+def test_closed_form_share_of_the_heaviest_vertices_matches_generated_graphs(level_two, scale_16):
+    # the k highest-degree vertices' share of all adjacency entries, from
+    # the kronecker_theory classes, against generated graphs
+    graph, _ = level_two
+    larger = scale_16
+    for g, scale in ((graph, 14), (larger, 16)):
+        for k in (16, 64, 256, 1024):
+            assert heavy_edge_share(scale, 16, k) == pytest.approx(_share_of_heaviest(g, k), rel=0.02)
+    # the heavy share grows with scale: the 64 heaviest of scale 16 hold
+    # more than the 16 heaviest of scale 14, the same fraction of vertices
+    assert _share_of_heaviest(larger, 64) > 1.3 * _share_of_heaviest(graph, 16)
     # at the profile's own scale degrees do not grow
     assert np.array_equal(grown_degrees(Growth.between(18, 18, 16), np.array([5, 1000, 20000])), [5, 1000, 20000])
 
 
-def test_projected_from_its_own_scale_the_heavy_set_is_the_executed_one(level_two):
-    # the executed rule takes LB = min(4096, n / 1024) vertices; the
-    # projection's count, corrected by the profile's own closed-form
-    # miscount, must give the same at the profile's own scale
+def test_the_profiles_heavy_set_holds_the_targets_share_and_leaves_only_target_light_vertices_light(level_two,
+                                                                                                      scale_16):
     graph, _ = level_two
+    # projected from its own scale, the heavy set is the executed one:
+    # LB = min(4096, n / 1024) vertices
     lb = graph.num_vertices // 1024
-    same_scale = heavy_vertices_at_profile(graph.degree, Growth.between(14, 14, 16), 14, 14, 16, lb)
-    assert same_scale == pytest.approx(lb, abs=1)
-    # growing to a larger target keeps fewer profile vertices heavy than the target has
-    assert heavy_vertices_at_profile(graph.degree, Growth.between(14, 40, 16), 14, 40, 16, 4096) < 4096
+    assert heavy_vertices_at_profile(graph.degree, Growth.between(14, 14, 16), 14, 14, 16, lb) == lb
+    # from scale 14 for a scale-16 target with 64 heavy vertices, against
+    # the generated scale-16 graph: the profile's heavy vertices hold the
+    # share the target's 64 hold (64 / 4 = 16 would hold far less), and
+    # the heaviest vertex left light grows to a degree that is light there
+    growth = Growth.between(14, 16, 16)
+    picked = heavy_vertices_at_profile(graph.degree, growth, 14, 16, 16, 64)
+    assert _share_of_heaviest(graph, picked) == pytest.approx(_share_of_heaviest(scale_16, 64), rel=0.03)
+    assert picked > 16
+    first_light = np.sort(graph.degree)[::-1][picked]
+    assert grown_degrees(growth, np.array([first_light]))[0] < np.sort(scale_16.degree)[::-1][63]
+    # a scale-40 target's 4,096 heaviest hold 0.3% of its entries, but the
+    # profile's hubs, grown to scale 40, are heavy there: they stay heavy
+    far = heavy_vertices_at_profile(graph.degree, Growth.between(14, 40, 16), 14, 40, 16, 4096)
+    assert _share_of_heaviest(graph, far) > 0.003 and far < 4096
 
 
 def test_virtual_nodes_are_the_target_nodes_when_the_profile_can_hold_them():
