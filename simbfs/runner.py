@@ -239,11 +239,10 @@ def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> None
 
 def _distinct_sizes(need: float, have: float) -> tuple[str, str]:
     """Both sizes, with enough digits that they do not read as equal."""
-    need_text, have_text = format_quantity(need, "size"), format_quantity(have, "size")
-    unit = have_text.split()[-1]
-    scale = {"TiB": 2.0**40, "GiB": 2.0**30, "MiB": 2.0**20, "KiB": 2.0**10, "B": 1.0}[unit]
+    have_text = format_quantity(have, "size")
     digits = 4
+    need_text = format_quantity(need, "size", digits)
     while need_text == have_text and digits < 12:
         digits += 2
-        need_text = f"{need / scale:.{digits}g} {unit}"
+        need_text = format_quantity(need, "size", digits)
     return need_text, have_text

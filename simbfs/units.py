@@ -105,25 +105,26 @@ def _unit_scale(unit: str, kind: str) -> float | None:
     return None
 
 
-def format_quantity(value: float, kind: str) -> str:
-    """Human-readable rendering of an SI value (for listings and reports)."""
+def format_quantity(value: float, kind: str, digits: int = 4) -> str:
+    """Human-readable rendering of an SI value (for listings and reports),
+    to ``digits`` significant digits."""
     if kind == "time":
         for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
             if abs(value) >= scale or unit == "ns":
-                return f"{value / scale:.4g} {unit}"
+                return f"{value / scale:.{digits}g} {unit}"
     if kind == "bandwidth":
         for unit, scale in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
             if abs(value) >= scale:
-                return f"{value / scale:.4g} {unit}"
-        return f"{value:.4g} B/s"
+                return f"{value / scale:.{digits}g} {unit}"
+        return f"{value:.{digits}g} B/s"
     if kind == "frequency":
         for unit, scale in (("GHz", 1e9), ("MHz", 1e6), ("kHz", 1e3)):
             if abs(value) >= scale:
-                return f"{value / scale:.4g} {unit}"
-        return f"{value:.4g} Hz"
+                return f"{value / scale:.{digits}g} {unit}"
+        return f"{value:.{digits}g} Hz"
     if kind == "size":
         for unit, scale in (("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)):
             if abs(value) >= scale:
-                return f"{value / scale:.4g} {unit}"
-        return f"{value:.4g} B"
+                return f"{value / scale:.{digits}g} {unit}"
+        return f"{value:.{digits}g} B"
     return f"{value:.6g}"
