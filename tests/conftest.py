@@ -11,6 +11,9 @@ from simbfs.machine.loader import build_machine
 
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="also run tests marked slow")
+    parser.addoption("--regenerate", action="store_true", default=False,
+                     help="rewrite the stored regression documents (tests/regression/expected) instead of "
+                          "comparing with them; say why in the commit")
 
 
 def pytest_collection_modifyitems(config, items):
