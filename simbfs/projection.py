@@ -49,13 +49,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-import simpy
 
 from .algorithms.bsp1d import BSP1D, first_frontier_neighbour
 from .bfs import bfs_reference
 from .bfs.direction import BOTTOM_UP, TOP_DOWN
 from .bfs.adjacency import neighbour_slots
-from .engine import Collectives, Network
+from .engine.costs import (NO_EXCHANGE, ExchangeCost, allgather_time, allreduce_time, exchange_cost,
+                           link_seconds, port_seconds, route_latency)
+from .engine.messaging import DirectPackets
 from .engine.topology import Topology
 from .errors import UserError
 from .graph import Graph
@@ -289,7 +290,7 @@ def poisson_ceil_mean(rate: float, unit: float) -> float:
     return float(np.dot(np.exp(log_pmf), np.ceil(x / unit)))
 
 
-def link_seconds(topology: Topology, net, all_wire: float, out_wire: float, in_wire: float) -> float:
+def busiest_link_seconds(topology: Topology, net, all_wire: float, out_wire: float, in_wire: float) -> float:
     """The busiest link's time for ``all_wire`` bytes spread uniformly over
     all pairs, when the busiest sender sends ``out_wire`` and the busiest
     receiver gets ``in_wire``: uniform background traffic (which already
@@ -303,7 +304,7 @@ def link_seconds(topology: Topology, net, all_wire: float, out_wire: float, in_w
     typical_wire = all_wire / nodes
     out_share, in_share = topology.hot_link_shares()
     excess = max((out_wire - typical_wire) * out_share, (in_wire - typical_wire) * in_share, 0.0)
-    return (background + excess) / net.link_bandwidth_Bps
+    return link_seconds(background + excess, net)
 
 
 def longest_route_hops(topology: Topology, talking_pairs: float) -> int:
@@ -313,16 +314,8 @@ def longest_route_hops(topology: Topology, talking_pairs: float) -> int:
     return int(np.searchsorted(cdf ** max(talking_pairs, 1.0), 0.5))
 
 
-@dataclass
-class ExchangeEstimate:
-    time_s: float
-    packets: float
-    payload_bytes: float
-    bottleneck: str
-
-
 def exchange_estimate(machine: Machine, topology: Topology, sent: NodeLoad, received: NodeLoad,
-                      total_edges: float, frontier_vertices: float) -> ExchangeEstimate:
+                      total_edges: float, frontier_vertices: float) -> ExchangeCost:
     """Step 4: the bulk exchange of a top-down level, priced like Network.exchange_cost.
 
     Only nodes holding frontier vertices send: with f frontier vertices on
@@ -334,7 +327,7 @@ def exchange_estimate(machine: Machine, topology: Topology, sent: NodeLoad, rece
     nodes = topology.nodes
     net, messaging = machine.network, machine.messaging
     if total_edges <= 0 or nodes < 2:
-        return ExchangeEstimate(0.0, 0.0, 0.0, "none")
+        return NO_EXCHANGE
     edge_bytes = messaging.edge_bytes
     # Packets are cut by bytes (ceil(bytes / payload)), as the executed engine does.
     per_packet = net.packet_payload_bytes / edge_bytes
@@ -354,24 +347,18 @@ def exchange_estimate(machine: Machine, topology: Topology, sent: NodeLoad, rece
     sender_packets, sender_wire = packets_and_wire(total_edges / senders, nodes - 1)
     typical_in_packets, _ = packets_and_wire(total_edges / nodes, sources)
     all_packets, all_wire = senders * sender_packets, senders * sender_wire
-    inject = out_wire / net.injection_bandwidth_Bps
-    eject = in_wire / net.injection_bandwidth_Bps
     # The busiest link: uniform background traffic (which already holds a
     # typical node's own traffic), plus, on the busiest sender's first-hop
     # (or the busiest receiver's last-hop) link, that node's share of its
     # traffic beyond a typical node's.
-    link = link_seconds(topology, net, all_wire, out_wire, in_wire)
+    link = busiest_link_seconds(topology, net, all_wire, out_wire, in_wire)
     talking_pairs = nodes * (nodes - 1) * -math.expm1(-total_edges / (nodes * (nodes - 1)))
-    latency = longest_route_hops(topology, talking_pairs) * net.hop_latency_s
-    overhead = max(out_packets * messaging.send_overhead_s + typical_in_packets * messaging.receive_overhead_s,
-                   sender_packets * messaging.send_overhead_s + in_packets * messaging.receive_overhead_s)
-    terms = {"injection": inject, "ejection": eject, "link": link, "overhead": overhead, "latency": latency}
-    return ExchangeEstimate(
-        time_s=max(inject, eject, link) + latency + overhead,
-        packets=all_packets,
-        payload_bytes=total_edges * edge_bytes,
-        bottleneck=max(terms, key=terms.get),
-    )
+    layer = DirectPackets(messaging)
+    return exchange_cost(
+        inject_s=port_seconds(out_wire, net), eject_s=port_seconds(in_wire, net), link_s=link,
+        latency_s=route_latency(longest_route_hops(topology, talking_pairs), net),
+        overhead_s=max(layer.overhead_s(out_packets, typical_in_packets), layer.overhead_s(sender_packets, in_packets)),
+        packets=all_packets, payload_bytes=total_edges * edge_bytes, wire_bytes=all_wire)
 
 
 def project_root(profile: RootProfile, machine: Machine, topology: Topology, profile_scale: int,
@@ -379,8 +366,6 @@ def project_root(profile: RootProfile, machine: Machine, topology: Topology, pro
     """Projected (edges, BFS time, level records) of one root at the target."""
     nodes = topology.nodes
     n_profile, n_target = 2**profile_scale, 2**target_scale
-    collectives = Collectives(simpy.Environment(), nodes, machine.collectives,
-                              Network(simpy.Environment(), topology, machine.network, machine.messaging))
     seconds = machine.node.seconds
     growth = Growth.between(profile_scale, target_scale, edgefactor)
     records = []
@@ -398,9 +383,9 @@ def project_root(profile: RootProfile, machine: Machine, topology: Topology, pro
         edges_profile = lv.edges_examined_fraction * profile.adjacency_entries
         seed = (seed and lv.direction == TOP_DOWN and frontier_profile <= math.sqrt(n_profile)
                 and lv.before.items is not None and lv.sent.items is not None)
-        comm = collectives.allreduce_cost(16)
+        comm = allreduce_time(machine.collectives, nodes, 16)
         collective_bytes = 0.0
-        exchange = ExchangeEstimate(0.0, 0.0, 0.0, "none")
+        exchange = NO_EXCHANGE
         if seed:
             # The frontier's own vertices, each grown with its degree; the
             # edges they send land on targets spread over all nodes.
@@ -418,7 +403,7 @@ def project_root(profile: RootProfile, machine: Machine, topology: Topology, pro
             sent, received = load(lv.sent, 1.0), load(lv.received, 1.0)
             frontier, edges = frontier_profile * vertex_scale, edges_profile * vertex_scale * growth.mean
         if lv.direction == BOTTOM_UP:
-            comm += collectives.allgather_cost(n_target / 8)
+            comm += allgather_time(machine.collectives, nodes, n_target / 8)
             collective_bytes = (nodes - 1) * n_target / 8
         else:
             exchange = exchange_estimate(machine, topology, sent, received, sent.mean * nodes, frontier)

@@ -64,18 +64,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-import simpy
 
 from .algorithms import cp1d
 from .algorithms.cp1d import CP1DOptions, Layout, LevelWork
 from .algorithms.cp1d_spi import NeverVisible, bottleneck, calc_direction
 from .bfs.direction import BOTTOM_UP, TOP_DOWN
-from .engine import Collectives, Network
+from .engine.costs import allreduce_time, port_seconds, route_latency
+from .engine.messaging import DirectPackets
 from .engine.topology import Topology
 from .graph import Graph
 from .graph.kronecker_theory import expected_simple_degrees
 from .machine.model import Machine
-from .projection import Growth, extreme_z, grown_degrees, link_seconds, longest_route_hops, poisson_ceil_mean
+from .projection import Growth, extreme_z, grown_degrees, busiest_link_seconds, longest_route_hops, poisson_ceil_mean
 from .records import LevelRecord
 
 # The profile is laid out on virtual nodes (at most one per 256 profile vertices).
@@ -421,14 +421,12 @@ class LevelPricer:
         self.hub_growth = growth.of_vertex(light_max) / growth.mean
         hops = target.topology.hop_distribution()
         self.mean_hops = float(np.dot(np.arange(len(hops)), hops))
-        machine = target.machine
-        collectives = Collectives(simpy.Environment(), target.nodes, machine.collectives,
-                                  Network(simpy.Environment(), target.topology, machine.network, machine.messaging))
+        collectives = target.machine.collectives
         # each level's closing allreduce, and P^H after the last one (Algorithm 4)
         heavy = target.heavy if target.options.load_balancing else 0
         self.closing_words = cp1d.closing_words(heavy)
-        self.closing_s = collectives.allreduce_cost(8 * self.closing_words)
-        self.final_s = collectives.allreduce_cost(8 * heavy) if heavy else 0.0
+        self.closing_s = allreduce_time(collectives, target.nodes, 8 * self.closing_words)
+        self.final_s = allreduce_time(collectives, target.nodes, 8 * heavy) if heavy else 0.0
 
     def price(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int) -> PricedLevel:
         target, layout = self.target, self.layout
@@ -456,13 +454,13 @@ class LevelPricer:
         # are longer than the mean's, so their packets are fuller
         out_wire = float(net.wire_bytes(*messages.out_busiest)) if messages.packets else 0.0
         in_wire = float(net.wire_bytes(*messages.in_busiest)) if messages.packets else 0.0
-        inject = out_wire / net.injection_bandwidth_Bps
-        eject = in_wire / net.injection_bandwidth_Bps
-        link = link_seconds(target.topology, net, wire * N, out_wire, in_wire)
+        inject = port_seconds(out_wire, net)
+        eject = port_seconds(in_wire, net)
+        link = busiest_link_seconds(target.topology, net, wire * N, out_wire, in_wire)
         drain = 0.0
         if wire:
             talking = N * (N - 1) * -math.expm1(-messages.edges / pair)  # pairs that talk: the longest route
-            latency = longest_route_hops(target.topology, talking) * net.hop_latency_s
+            latency = route_latency(longest_route_hops(target.topology, talking), net)
             drain = (latency + cp1d.packet_flight_s(net)) * (2 if work.direction == BOTTOM_UP else 1)
 
         # threads: sweep, receive and per-packet overheads
@@ -489,7 +487,7 @@ class LevelPricer:
 
         busy = max(cpu, inject, eject, link, memory) + drain
         # a typical node's busy time: its sweep sets the claim timing
-        typical_busy = max((index + typical) / clock, wire / net.injection_bandwidth_Bps, link,
+        typical_busy = max((index + typical) / clock, port_seconds(wire, net), link,
                            memory_mean) + drain
         if messages.packets:
             per_packet = messages.edges / messages.packets
@@ -591,11 +589,11 @@ class LevelPricer:
         carries: 1/T of the node's total (as executed), so that the busiest
         thread and its node's overhead are the same node's. A virtual node's
         packets follow its edges."""
-        msg, V = self.target.machine.messaging, self.V
+        layer, V = DirectPackets(self.target.machine.messaging), self.V
         sent, received = messages.sent_cells, messages.received_cells
         relative_out = sent / sent.mean() if sent.any() else np.ones(V)
         relative_in = received / received.mean() if received.any() else np.ones(V)
-        return (messages.packets / kappa * (relative_out * msg.send_overhead_s + relative_in * msg.receive_overhead_s)
+        return (messages.packets / kappa * layer.overhead_s(relative_out, relative_in)
                 / self.target.threads * self.target.machine.node.clock_hz)
 
     def claim_delay(self, first: PricedLevel) -> _TargetClaimDelay:

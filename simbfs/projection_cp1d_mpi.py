@@ -38,7 +38,9 @@ from .algorithms import cp1d
 from .algorithms.cp1d_mpi import SCAN_OPS, mpi_rounds
 from .algorithms.cp1d_spi import NeverVisible
 from .bfs.direction import TOP_DOWN
-from .projection import link_seconds, longest_route_hops
+from .engine.costs import exchange_cost, link_seconds, port_seconds, route_latency
+from .engine.messaging import MPIMessages
+from .projection import busiest_link_seconds, longest_route_hops
 from .projection_cp1d import EDGE_OPS, LevelPricer, Spread, project_with
 from .records import LevelRecord
 
@@ -53,13 +55,15 @@ class MpiLevelPricer(LevelPricer):
         super().__init__(*args, **kwargs)
         target = self.target
         N, net = target.nodes, target.machine.network
-        self.message_s = target.machine.cp1d.mpi_message_overhead_s
+        self.mpi = MPIMessages(target.machine.cp1d.mpi_message_overhead_s)
         # the all-to-all of counts: 8 B from every node to every other
         count_wire = float(net.wire_bytes(8.0))
-        serialisation = max((N - 1) * count_wire / net.injection_bandwidth_Bps,
-                            target.topology.uniform_max_link_load(count_wire) / net.link_bandwidth_Bps)
         hops = len(target.topology.hop_distribution()) - 1  # the diameter: every pair talks
-        self.counts_s = (serialisation + hops * net.hop_latency_s + 2 * (N - 1) * self.message_s) if N > 1 else 0.0
+        self.counts_s = exchange_cost(
+            inject_s=port_seconds((N - 1) * count_wire, net), eject_s=port_seconds((N - 1) * count_wire, net),
+            link_s=link_seconds(target.topology.uniform_max_link_load(count_wire), net),
+            latency_s=route_latency(hops, net),
+            overhead_s=self.mpi.overhead_s(0.0, 0.0, N - 1, N - 1)).time_s if N > 1 else 0.0
 
     def project_level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray, direction: str,
                       seed: bool, edge_growth: float) -> tuple[cp1d.LevelWork, LevelRecord]:
@@ -126,18 +130,19 @@ class MpiLevelPricer(LevelPricer):
             return 0.0
         wire = float(net.wire_bytes(messages.payload / pair, messages.packets / pair)) * pair
         out_wire, in_wire = wire * messages.out_ratio, wire * messages.in_ratio
-        serialisation = max(out_wire / net.injection_bandwidth_Bps, in_wire / net.injection_bandwidth_Bps,
-                            link_seconds(target.topology, net, wire * N, out_wire, in_wire))
+        link = busiest_link_seconds(target.topology, net, wire * N, out_wire, in_wire)
         per_pair = messages.edges / pair  # edges a node sends each other node
 
         def destinations(ratio: float) -> float:  # pairs that get at least one edge
             return pair * -math.expm1(-per_pair * ratio)
 
         talking = N * destinations(1.0)
-        latency = longest_route_hops(target.topology, talking) * net.hop_latency_s
-        overhead = max(destinations(messages.out_ratio) + destinations(1.0),
-                       destinations(1.0) + destinations(messages.in_ratio)) * self.message_s
-        return serialisation + latency + overhead
+        # the busiest sender (receiving like a typical node) or the busiest receiver
+        overhead = max(self.mpi.overhead_s(0.0, 0.0, destinations(messages.out_ratio), destinations(1.0)),
+                       self.mpi.overhead_s(0.0, 0.0, destinations(1.0), destinations(messages.in_ratio)))
+        return exchange_cost(inject_s=port_seconds(out_wire, net), eject_s=port_seconds(in_wire, net), link_s=link,
+                             latency_s=route_latency(longest_route_hops(target.topology, talking), net),
+                             overhead_s=overhead).time_s
 
 
 def project(graph, keys, machine, topology, algorithm, profile_scale: int, target_scale: int, edgefactor: int,

@@ -55,14 +55,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-import simpy
 
 from .algorithms import cp1d
 from .algorithms.bsp1d import gather_adjacency
 from .algorithms.cp2d import FRONTIER_ID_BYTES, WORD_BYTES, bitmap_working_set_bytes, grid_shape, op_cycles
 from .bfs import bfs_reference
 from .bfs.direction import TOP_DOWN
-from .engine import Collectives, Network
+from .engine.costs import (NO_EXCHANGE, ExchangeCost, allreduce_time, exchange_cost, link_seconds, port_seconds,
+                           route_latency)
+from .engine.messaging import DirectPackets
 from .engine.topology import Topology
 from .errors import UserError
 from .graph import Graph
@@ -216,9 +217,7 @@ class Target:
                    costs=op_cycles(machine, bitmap_bytes, parent_bytes),
                    bitmap_bytes=bitmap_bytes, parent_bytes=parent_bytes,
                    patterns=GridPatterns.of(topology, rows),
-                   closing_s=Collectives(simpy.Environment(), nodes, machine.collectives,
-                                         Network(simpy.Environment(), topology, machine.network,
-                                                 machine.messaging)).allreduce_cost(8),
+                   closing_s=allreduce_time(machine.collectives, nodes, 8),
                    pairs_per_packet=math.floor(machine.network.packet_payload_bytes / cp.uncompressed_entry_bytes))
 
     def phase_seconds(self, ops: dict) -> float:
@@ -230,16 +229,8 @@ class Target:
         return float(max(cpu, memory))
 
 
-@dataclass(frozen=True)
-class Exchange:
-    time_s: float
-    packets: float
-    payload_bytes: float
-    bottleneck: str
-
-
 def exchange(target: Target, pattern: Pattern, cell_payload: float, cell_packets: float,
-             out_busiest: tuple[float, float], in_busiest: tuple[float, float]) -> Exchange:
+             out_busiest: tuple[float, float], in_busiest: tuple[float, float]) -> ExchangeCost:
     """A pattern exchange priced like Network.exchange_cost: the busiest port
     or link, the longest route, the busiest node's software overhead.
     ``cell_*``: a mean talking pair's payload and packets; ``*_busiest``:
@@ -247,27 +238,24 @@ def exchange(target: Target, pattern: Pattern, cell_payload: float, cell_packets
     net, messaging = target.machine.network, target.machine.messaging
     peers = pattern.peers
     if cell_payload <= 0 or peers == 0:
-        return Exchange(0.0, 0.0, 0.0, "none")
+        return NO_EXCHANGE
     mean_wire = peers * float(net.wire_bytes(cell_payload, cell_packets))
     out_wire, in_wire = float(net.wire_bytes(*out_busiest)), float(net.wire_bytes(*in_busiest))
-    inject = out_wire / net.injection_bandwidth_Bps
-    eject = in_wire / net.injection_bandwidth_Bps
     # the uniform pattern, plus the busiest sender's (or receiver's) excess
-    # on its own first-hop (last-hop) link, as projection.link_seconds
+    # on its own first-hop (last-hop) link, as projection.busiest_link_seconds
     excess = max((out_wire - mean_wire) * pattern.out_share, (in_wire - mean_wire) * pattern.in_share, 0.0)
-    link = (mean_wire / peers * pattern.link + excess) / net.link_bandwidth_Bps
-    latency = pattern.hops * net.hop_latency_s
     # The busiest node in software overhead: its packets out and in are
     # independent sums, so their excesses over the mean add in quadrature.
+    layer = DirectPackets(messaging)
     mean_packets = peers * cell_packets
-    overhead = (mean_packets * (messaging.send_overhead_s + messaging.receive_overhead_s)
-                + math.hypot(max(out_busiest[1] - mean_packets, 0.0) * messaging.send_overhead_s,
-                             max(in_busiest[1] - mean_packets, 0.0) * messaging.receive_overhead_s))
-    terms = {"injection": inject, "ejection": eject, "link": link, "overhead": overhead, "latency": latency}
-    return Exchange(time_s=max(inject, eject, link) + latency + overhead,
-                    packets=target.nodes * mean_packets,
-                    payload_bytes=target.nodes * peers * cell_payload,
-                    bottleneck=max(terms, key=terms.get))
+    overhead = (layer.overhead_s(mean_packets, mean_packets)
+                + math.hypot(layer.overhead_s(max(out_busiest[1] - mean_packets, 0.0), 0.0),
+                             layer.overhead_s(0.0, max(in_busiest[1] - mean_packets, 0.0))))
+    return exchange_cost(inject_s=port_seconds(out_wire, net), eject_s=port_seconds(in_wire, net),
+                         link_s=link_seconds(mean_wire / peers * pattern.link + excess, net),
+                         latency_s=route_latency(pattern.hops, net), overhead_s=overhead,
+                         packets=target.nodes * mean_packets, payload_bytes=target.nodes * peers * cell_payload,
+                         wire_bytes=target.nodes * mean_wire)
 
 
 def project_root(target: Target, graph: Graph, root: int, growth: Growth,

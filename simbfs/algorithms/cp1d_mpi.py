@@ -36,6 +36,7 @@ import numpy as np
 
 from ..bfs.direction import TOP_DOWN
 from ..engine import Simulation
+from ..engine.messaging import MPIMessages
 from ..graph import Graph
 from ..records import LevelRecord, RootRun, without_rounding_noise
 from . import cp1d
@@ -142,7 +143,7 @@ class _Run(Cp1dRun):
 
     def node_program(self, rank: int):
         coll = self.ctx.collectives
-        overhead = self.cp.mpi_message_overhead_s
+        mpi = MPIMessages(self.cp.mpi_message_overhead_s)
         while not self._done:
             if self._plan is None:
                 self._plan = self._plan_level()
@@ -150,7 +151,7 @@ class _Run(Cp1dRun):
             work, phases, final, _, _ = self._plan
             for compute, payload, packets in phases:
                 result = yield coll.alltoallv(rank, lambda p=payload, q=packets: (p, q, None),
-                                              after=float(compute[rank]), message_overhead_s=overhead)
+                                              after=float(compute[rank]), messaging=mpi)
                 if rank == 0:
                     self._comm += result.cost_s
             yield self.closing_allreduce(rank, after=float(final[rank]))

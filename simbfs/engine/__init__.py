@@ -2,13 +2,16 @@
 
 from .collectives import CollectiveResult, Collectives
 from .dma import DMAEngine, SharedMemoryPort
-from .network import ExchangeCost, Network
+from .costs import ExchangeCost
+from .messaging import DirectPackets, MessagingLayer, MPIMessages
+from .network import Network
 from .recorder import NULL_RECORDER, NullRecorder, Span, TimelineRecorder
 from .simulation import SimContext, Simulation, run_node_programs
 from .topology import TOPOLOGIES, Crossbar, Topology, Torus, make_topology
 
 __all__ = [
-    "CollectiveResult", "Collectives", "Crossbar", "DMAEngine", "ExchangeCost", "Network",
+    "CollectiveResult", "Collectives", "Crossbar", "DirectPackets", "DMAEngine", "ExchangeCost",
+    "MessagingLayer", "MPIMessages", "Network",
     "NULL_RECORDER", "NullRecorder", "Span", "TimelineRecorder",
     "SharedMemoryPort", "SimContext", "Simulation",
     "run_node_programs", "TOPOLOGIES", "Topology", "Torus", "make_topology",

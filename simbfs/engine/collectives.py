@@ -12,13 +12,9 @@ now. A node that computes for t and then enters a collective is the same as
 a node entering it at now + t, and saying so costs no simpy event: a
 bulk-synchronous level needs two events per node instead of four.
 
-Cost models (``stages = ceil(log2 N)``; ``L`` = stage latency, ``B`` = the
-collective bandwidth of one node):
-
-* barrier:    stages * L
-* allreduce:  stages * L + bytes / B                       (tree/hardware reduction)
-* allgather:  stages * L + total_bytes * (N - 1) / N / B   (recursive doubling)
-* alltoallv:  the network's flow-level exchange cost, see network.py
+The prices are the pure functions of engine/costs.py (barrier_time,
+allreduce_time, allgather_time; an alltoallv is the network's flow-level
+exchange_cost), which projections call directly with no simpy objects.
 """
 
 from __future__ import annotations
@@ -30,7 +26,9 @@ import numpy as np
 import simpy
 
 from ..machine.model import CollectiveModel
-from .network import ExchangeCost, Network
+from .costs import ExchangeCost, allgather_time, allreduce_time, barrier_time
+from .messaging import MessagingLayer
+from .network import Network
 
 
 @dataclass(frozen=True)
@@ -66,18 +64,13 @@ class Collectives:
 
     # ----------------------------------------------------------- cost models
     def barrier_cost(self) -> float:
-        return self.model.stages(self.nodes) * self.model.stage_latency_s
+        return barrier_time(self.model, self.nodes)
 
     def allreduce_cost(self, nbytes: float) -> float:
-        if self.nodes == 1:
-            return 0.0
-        return self.barrier_cost() + nbytes / self.model.bandwidth_Bps
+        return allreduce_time(self.model, self.nodes, nbytes)
 
     def allgather_cost(self, total_bytes: float) -> float:
-        if self.nodes == 1:
-            return 0.0
-        share = total_bytes * (self.nodes - 1) / self.nodes
-        return self.barrier_cost() + share / self.model.bandwidth_Bps
+        return allgather_time(self.model, self.nodes, total_bytes)
 
     # ------------------------------------------------------------ operations
     def barrier(self, rank: int, after: float = 0.0) -> simpy.Event:
@@ -114,15 +107,16 @@ class Collectives:
         return self._join("allgather", rank, float(nbytes), finish, after=after)
 
     def alltoallv(self, rank: int, deliver: Callable[[], tuple[np.ndarray, np.ndarray | None, Any]],
-                  after: float = 0.0, message_overhead_s: float | None = None) -> simpy.Event:
+                  after: float = 0.0, messaging: MessagingLayer | None = None) -> simpy.Event:
         """Bulk exchange. ``deliver()`` is called once, when the last rank
         arrives; it returns (payload bytes matrix, packets matrix or None,
         value) where value is handed to every rank (the delivered messages).
-        ``message_overhead_s``: see Network.exchange_cost."""
+        ``messaging``: who pays which software overhead (default: per
+        packet, engine/messaging.py)."""
 
         def finish(_):
             payload, packets, value = deliver()
-            cost = self.network.exchange_cost(payload, packets, message_overhead_s)
+            cost = self.network.exchange_cost(payload, packets, messaging)
             return value, cost.time_s, cost
 
         return self._join("alltoallv", rank, None, finish, after=after)

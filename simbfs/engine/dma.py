@@ -34,6 +34,7 @@ import numpy as np
 import simpy
 
 from ..machine.model import DMAModel
+from .costs import aligned_bytes, dma_stream_seconds
 from .recorder import NULL_RECORDER
 
 
@@ -47,7 +48,7 @@ class SharedMemoryPort:
     def reserve(self, start: float, nbytes: float) -> float:
         """Reserve the port for ``nbytes`` from ``start`` on; return the end."""
         begin = max(start, self.free_at)
-        self.free_at = begin + nbytes / self.bandwidth_Bps
+        self.free_at = begin + dma_stream_seconds(nbytes, self.bandwidth_Bps)
         return self.free_at
 
 
@@ -66,8 +67,7 @@ class DMAEngine:
 
     def aligned(self, sizes) -> float:
         """Main-memory bytes of blocks of ``sizes``, each rounded up to the alignment."""
-        a = self.alignment_bytes
-        return float((np.ceil(np.asarray(sizes, dtype=np.float64) / a) * a).sum())
+        return aligned_bytes(sizes, self.alignment_bytes)
 
     def aligned_contiguous(self, nbytes: float, block: float) -> float:
         """Main-memory bytes of ``nbytes`` cut into blocks of ``block`` bytes
@@ -80,7 +80,7 @@ class DMAEngine:
 
     def _finish_time(self, start: float, nbytes: float, block: float, memory_bytes: float) -> float:
         begin = max(start, self.free_at)
-        self.free_at = begin + nbytes / self.model.bandwidth(block)
+        self.free_at = begin + dma_stream_seconds(nbytes, self.model.bandwidth(block))
         shared_end = self.memory.reserve(start, memory_bytes)
         return max(self.free_at, shared_end)
 

@@ -14,10 +14,9 @@ Two granularities, one set of parameters (docs/background/simulation.md):
   N x N traffic matrix (a flow-level model): the exchange lasts as long as
   its most loaded resource (a node's injection or ejection port, or a
   torus link) needs to carry its bytes, plus the latency of the longest
-  route, plus the busiest node's software overhead (``send_overhead`` per
-  packet it sends plus ``receive_overhead`` per packet it receives). This is
-  the bottleneck bound that pipelined packet traffic approaches; it ignores
-  head-of-line blocking and routing hot spots inside a link's time window.
+  route, plus the busiest node's software overhead as its messaging layer
+  counts it (engine/messaging.py). The formula is
+  :func:`simbfs.engine.costs.exchange_cost`, which projections call too.
 """
 
 from __future__ import annotations
@@ -28,21 +27,9 @@ import numpy as np
 import simpy
 
 from ..machine.model import MessagingModel, NetworkModel
+from .costs import NO_EXCHANGE, ExchangeCost, exchange_cost, link_seconds, port_seconds, route_latency
+from .messaging import DirectPackets, MessagingLayer
 from .topology import Topology
-
-
-@dataclass(frozen=True)
-class ExchangeCost:
-    """The price of one bulk exchange and what set it."""
-
-    time_s: float
-    serialisation_s: float
-    latency_s: float
-    overhead_s: float
-    bottleneck: str  # the largest term: "injection", "ejection", "link", "overhead", "latency" or "none"
-    packets: int
-    payload_bytes: float
-    wire_bytes: float
 
 
 @dataclass(frozen=True)
@@ -68,6 +55,7 @@ class Network:
         self.topology = topology
         self.model = network
         self.messaging = messaging
+        self.packets_layer = DirectPackets(messaging)  # the default: software handles every packet
         n = topology.nodes
         self._inject_free = np.zeros(n)
         self._eject_free = np.zeros(n)
@@ -84,11 +72,12 @@ class Network:
         wire = float(model.wire_bytes(payload_bytes))
         # Software overheads are per packet, as in exchange_cost.
         packets = max(1.0, float(model.packets(payload_bytes)))
-        ready = self.env.now + packets * self.messaging.send_overhead_s
+        layer = self.packets_layer
+        ready = self.env.now + layer.send_s(packets)
         if src == dst:
-            return ready + packets * self.messaging.receive_overhead_s
-        port_time = wire / model.injection_bandwidth_Bps
-        link_time = wire / model.link_bandwidth_Bps
+            return ready + layer.receive_s(packets)
+        port_time = port_seconds(wire, model)
+        link_time = link_seconds(wire, model)
         head = max(ready, self._inject_free[src])
         self._inject_free[src] = head + port_time
         tail = head + port_time
@@ -98,13 +87,13 @@ class Network:
             self._link_free[link] = head + link_time
             tail = max(tail + model.hop_latency_s, head + link_time)
         # Hops without a contended link of their own (a crossbar's switch).
-        unrouted_hops = int(self.topology.hops(src, dst)) - len(route)
-        head += unrouted_hops * model.hop_latency_s
-        tail += unrouted_hops * model.hop_latency_s
+        unrouted = route_latency(int(self.topology.hops(src, dst)) - len(route), model)
+        head += unrouted
+        tail += unrouted
         head = max(head, self._eject_free[dst])
         self._eject_free[dst] = head + port_time
         tail = max(tail, head + port_time)
-        return tail + packets * self.messaging.receive_overhead_s
+        return tail + layer.receive_s(packets)
 
     # -------------------------------------------------------- bulk exchange
     def traffic_loads(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None) -> "TrafficLoads":
@@ -131,12 +120,12 @@ class Network:
         if self.topology.num_links:
             dense = np.zeros(n * n)
             dense[pairs] = wire
-            link = self.topology.link_loads(dense.reshape(n, n)).max() / model.link_bandwidth_Bps
+            link = link_seconds(self.topology.link_loads(dense.reshape(n, n)).max(), model)
         return TrafficLoads(
-            inject_s=np.bincount(senders, weights=wire, minlength=n) / model.injection_bandwidth_Bps,
-            eject_s=np.bincount(receivers, weights=wire, minlength=n) / model.injection_bandwidth_Bps,
+            inject_s=port_seconds(np.bincount(senders, weights=wire, minlength=n), model),
+            eject_s=port_seconds(np.bincount(receivers, weights=wire, minlength=n), model),
             link_s=float(link),
-            latency_s=int(self.topology.hop_matrix.reshape(-1)[pairs].max()) * model.hop_latency_s,
+            latency_s=route_latency(int(self.topology.hop_matrix.reshape(-1)[pairs].max()), model),
             packets_out=np.bincount(senders, weights=counts, minlength=n),
             packets_in=np.bincount(receivers, weights=counts, minlength=n),
             messages_out=np.bincount(senders, minlength=n).astype(np.float64),
@@ -146,34 +135,17 @@ class Network:
         )
 
     def exchange_cost(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None,
-                      message_overhead_s: float | None = None) -> ExchangeCost:
+                      messaging: MessagingLayer | None = None) -> ExchangeCost:
         """Cost of an all-to-all in which node i sends ``payload_bytes[i, j]``
-        to node j in ``packets[i, j]`` packets (default: as few as fit).
-        Software overhead is per packet (``messaging.send_overhead`` and
-        ``receive_overhead``), or, with ``message_overhead_s``, that much per
-        message sent and per message received (an MPI all-to-all: one
-        message per destination, its packets moved by the hardware)."""
+        to node j in ``packets[i, j]`` packets (default: as few as fit),
+        its software overhead counted by ``messaging`` (default: every
+        packet posted and received by software, engine/messaging.py)."""
         loads = self.traffic_loads(payload_bytes, packets)
         if loads.wire_bytes == 0:
-            return ExchangeCost(0.0, 0.0, 0.0, 0.0, "none", 0, 0.0, 0.0)
-        candidates = {"injection": float(loads.inject_s.max()), "ejection": float(loads.eject_s.max()),
-                      "link": loads.link_s}
-        serialisation = max(candidates.values())
-        if message_overhead_s is not None:
-            per_node = (loads.messages_out + loads.messages_in) * message_overhead_s
-        else:
-            per_node = (loads.packets_out * self.messaging.send_overhead_s
-                        + loads.packets_in * self.messaging.receive_overhead_s)
-        overhead = float(per_node.max())
-        terms = {**candidates, "overhead": overhead, "latency": loads.latency_s}
-        bottleneck = max(terms, key=terms.get)
-        return ExchangeCost(
-            time_s=serialisation + loads.latency_s + overhead,
-            serialisation_s=serialisation,
-            latency_s=loads.latency_s,
-            overhead_s=overhead,
-            bottleneck=bottleneck,
-            packets=int(loads.packets_out.sum()),
-            payload_bytes=loads.payload_bytes,
-            wire_bytes=loads.wire_bytes,
-        )
+            return NO_EXCHANGE
+        layer = messaging if messaging is not None else self.packets_layer
+        per_node = layer.overhead_s(loads.packets_out, loads.packets_in, loads.messages_out, loads.messages_in)
+        return exchange_cost(
+            inject_s=float(loads.inject_s.max()), eject_s=float(loads.eject_s.max()), link_s=loads.link_s,
+            latency_s=loads.latency_s, overhead_s=float(per_node.max()),
+            packets=int(loads.packets_out.sum()), payload_bytes=loads.payload_bytes, wire_bytes=loads.wire_bytes)

@@ -6,7 +6,6 @@ by :mod:`simbfs.machine.loader`; the engine never sees YAML.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
@@ -112,11 +111,10 @@ class MessagingModel:
 
 @dataclass(frozen=True)
 class CollectiveModel:
+    """Parameters of the collective network; priced by engine/costs.py."""
+
     stage_latency_s: float
     bandwidth_Bps: float
-
-    def stages(self, nodes: int) -> int:
-        return max(1, math.ceil(math.log2(nodes))) if nodes > 1 else 0
 
 
 @dataclass(frozen=True)
