@@ -354,15 +354,19 @@ class Target:
 
 
 class _TargetClaimDelay:
-    """cp1d_spi.ClaimDelay with the target's mean rates, on the virtual layout."""
+    """cp1d_spi.ClaimDelay at the target's mean rates, on the virtual layout:
+    the same cp1d.claim_delay_s, with one mean trip and fill wait for all pairs."""
 
-    def __init__(self, virtual: int, sweep_s: float, flight_s: float, probe_wait_s: float, answer_wait_s: float):
+    def __init__(self, virtual: int, sweep_s: float, trip_s: float, probe_fill_s: float, answer_fill_s: float):
         self.sweep_time = np.full(virtual, sweep_s)
-        self._fixed = answer_wait_s + 2 * flight_s
-        self._probe_wait = probe_wait_s
+        self._trip = trip_s
+        self._probe_fill = probe_fill_s
+        self._answer_fill = answer_fill_s
 
     def __call__(self, prober, owner, t):
-        return np.minimum(self._probe_wait, np.maximum(self.sweep_time[prober] - t, 0.0)) + self._fixed
+        remaining = np.maximum(self.sweep_time[prober] - t, 0.0)
+        return cp1d.claim_delay_s(remaining, self._probe_fill, self._answer_fill, self.sweep_time[owner] / 2,
+                                  self._trip)
 
 
 @dataclass
@@ -457,11 +461,10 @@ class LevelPricer:
         inject = port_seconds(out_wire, net)
         eject = port_seconds(in_wire, net)
         link = busiest_link_seconds(target.topology, net, wire * N, out_wire, in_wire)
-        drain = 0.0
+        latency = 0.0
         if wire:
             talking = N * (N - 1) * -math.expm1(-messages.edges / pair)  # pairs that talk: the longest route
             latency = route_latency(longest_route_hops(target.topology, talking), net)
-            drain = (latency + cp1d.packet_flight_s(net)) * (2 if work.direction == BOTTOM_UP else 1)
 
         # threads: sweep, receive and per-packet overheads
         clock = machine.node.clock_hz
@@ -485,10 +488,12 @@ class LevelPricer:
         memory_cells = cp1d.memory_seconds(machine, layout, memory_ops, local_vertices=self.local_t)
         memory_mean, memory, _ = nodes.mean_and_busiest(memory_cells)
 
-        busy = max(cpu, inject, eject, link, memory) + drain
+        busy = float(cp1d.spi_level_busy_s(cpu, inject, eject, link, memory, latency, net, work.direction,
+                                           sends=bool(wire)))
         # a typical node's busy time: its sweep sets the claim timing
-        typical_busy = max((index + typical) / clock, port_seconds(wire, net), link,
-                           memory_mean) + drain
+        typical_busy = float(cp1d.spi_level_busy_s((index + typical) / clock, port_seconds(wire, net),
+                                                   port_seconds(wire, net), link, memory_mean, latency, net,
+                                                   work.direction, sends=bool(wire)))
         if messages.packets:
             per_packet = messages.edges / messages.packets
         else:  # no packet sent: a full uncompressed one
@@ -597,15 +602,12 @@ class LevelPricer:
                 / self.target.threads * self.target.machine.node.clock_hz)
 
     def claim_delay(self, first: PricedLevel) -> _TargetClaimDelay:
-        """The executed ClaimDelay's terms at the target's mean rates."""
-        net, msg = self.target.machine.network, self.target.machine.messaging
-        flight = (self.mean_hops * net.hop_latency_s + cp1d.packet_flight_s(net)
-                  + msg.send_overhead_s + msg.receive_overhead_s)
-        half = first.per_packet / 2
-        probe_wait = half / first.probe_rate if first.probe_rate > 0 else math.inf
-        sweep = first.typical_busy_s  # as executed, each node's own sweep: a typical one's
-        answer_wait = min(half / first.answer_rate if first.answer_rate > 0 else math.inf, sweep / 2)
-        return _TargetClaimDelay(self.V, sweep, flight, probe_wait, answer_wait)
+        """The executed ClaimDelay's terms at the target's mean rates; as
+        executed, each node's own sweep is a typical one's."""
+        target = self.target
+        trip = cp1d.packet_trip_s(self.mean_hops, target.machine.network, DirectPackets(target.machine.messaging))
+        return _TargetClaimDelay(self.V, first.typical_busy_s, trip, cp1d.fill_wait_s(first.per_packet, first.probe_rate),
+                                 cp1d.fill_wait_s(first.per_packet, first.answer_rate))
 
 
 # ------------------------------------------------------------------ root

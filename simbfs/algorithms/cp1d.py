@@ -67,6 +67,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..bfs.adjacency import neighbour_slots
+from ..engine.costs import link_seconds, route_latency
 from ..errors import UserError
 from ..graph import Graph
 from ..machine.model import CP1DModel, Machine
@@ -298,7 +299,53 @@ def closing_words(heavy_count: int) -> int:
 
 def packet_flight_s(network) -> float:
     """One full packet's time on a link."""
-    return (network.packet_payload_bytes + network.packet_header_bytes) / network.link_bandwidth_Bps
+    return link_seconds(network.packet_payload_bytes + network.packet_header_bytes, network)
+
+
+# ------------------------------------------------------------------ pricing
+# The cp1d-spi level's timing as pure functions of counts: the executed run
+# (cp1d_spi.py) calls them with every node's values, the projection
+# (projection_cp1d.py) with its mean and busiest node's.
+
+
+def spi_level_busy_s(cpu_s, inject_s, eject_s, link_s, memory_s, latency_s, network, direction: str, sends: bool):
+    """A node's busy time in one cp1d-spi level (docs/background/cp1d.md):
+    communication overlaps computation, so the level lasts as long as its
+    slowest resource, plus the drain of its last packet (the longest
+    route and one packet's flight; twice in a bottom-up level, a probe and
+    then its answer; nothing when no packet is sent)::
+
+        busy = max(cpu, inject, eject, busiest link, memory) + drain
+
+    Scalars or per-node arrays alike."""
+    drain = 0.0
+    if sends:
+        drain = (latency_s + packet_flight_s(network)) * (2 if direction == "bottom-up" else 1)
+    return np.maximum(np.maximum(np.maximum(np.maximum(cpu_s, inject_s), eject_s), link_s), memory_s) + drain
+
+
+def packet_trip_s(hops, network, layer) -> "np.ndarray | float":
+    """A packet's trip from the sender's software to the receiver's: its
+    route's latency, one full packet's flight on a link, and the messaging
+    layer's posting and receiving of it."""
+    return route_latency(hops, network) + (packet_flight_s(network) + layer.send_s(1.0) + layer.receive_s(1.0))
+
+
+def fill_wait_s(per_packet: float, rate):
+    """Expected wait of an edge in its open packet until the packet fills:
+    half a packet's edges at the stream's ``rate`` (edges per second;
+    infinite where nothing flows)."""
+    rate = np.asarray(rate, dtype=np.float64)
+    return np.divide(per_packet / 2, rate, out=np.full(rate.shape, np.inf), where=rate > 0)
+
+
+def claim_delay_s(remaining_s, probe_fill_s, answer_fill_s, answer_cap_s, trip_s):
+    """Time from a remote probe being issued to its claim being visible to
+    the prober: the probe waits in its open packet until it fills or the
+    prober's sweep ends (``remaining_s``), crosses the network, is answered
+    into an open packet of the reverse stream, which waits until it fills
+    or at most ``answer_cap_s``, and crosses back."""
+    return np.minimum(probe_fill_s, remaining_s) + np.minimum(answer_fill_s, answer_cap_s) + 2 * trip_s
 
 
 def new_ops(layout: Layout) -> dict:

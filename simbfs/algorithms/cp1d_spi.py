@@ -39,6 +39,7 @@ import numpy as np
 
 from ..bfs.direction import BOTTOM_UP, TOP_DOWN
 from ..engine import Simulation, run_node_programs
+from ..engine.messaging import DirectPackets
 from ..errors import UserError
 from ..graph import Graph
 from ..records import LevelRecord, RootRun, without_rounding_noise
@@ -57,33 +58,29 @@ def calc_direction(frontier_edges: int, unvisited_vertices: int) -> str:
 
 
 class ClaimDelay:
-    """Time from a remote probe to its claim being visible to the prober."""
+    """Time from a remote probe to its claim being visible to the prober
+    (cp1d.claim_delay_s), for every (prober, owner) pair of a level."""
 
     def __init__(self, sim: Simulation, sweep_time: np.ndarray, probe_rate=None, answer_rate=None,
                  per_packet: float = 1.0):
         self.sweep_time = sweep_time
-        net = sim.machine.network
         self._hops = sim.topology.hop_matrix
-        messaging = sim.machine.messaging
-        self._flight = cp1d.packet_flight_s(net) + messaging.send_overhead_s + messaging.receive_overhead_s
-        self._hop = net.hop_latency_s
+        self._network = sim.machine.network
+        self._layer = DirectPackets(sim.machine.messaging)
         self._probe_rate = probe_rate  # N x N edges per second, or None (no buffering)
         self._answer_rate = answer_rate
         self._per_packet = per_packet
 
-    def _fill(self, rate, src, dst, cap):
+    def _fill(self, rate, src, dst):
         if rate is None:
-            return 0.0
-        r = rate[src, dst]
-        wait = np.divide(self._per_packet / 2, r, out=np.full(len(src), np.inf), where=r > 0)
-        return np.minimum(wait, cap)
+            return np.zeros(len(src))
+        return cp1d.fill_wait_s(self._per_packet, rate[src, dst])
 
     def __call__(self, prober: np.ndarray, owner: np.ndarray, t: np.ndarray) -> np.ndarray:
-        flight = self._hops[prober, owner] * self._hop + self._flight
+        trip = cp1d.packet_trip_s(self._hops[prober, owner], self._network, self._layer)
         remaining = np.maximum(self.sweep_time[prober] - t, 0.0)
-        probe_wait = self._fill(self._probe_rate, prober, owner, remaining)
-        answer_wait = self._fill(self._answer_rate, owner, prober, self.sweep_time[owner] / 2)
-        return probe_wait + answer_wait + 2 * flight
+        return cp1d.claim_delay_s(remaining, self._fill(self._probe_rate, prober, owner),
+                                  self._fill(self._answer_rate, owner, prober), self.sweep_time[owner] / 2, trip)
 
 
 class NeverVisible:
@@ -248,16 +245,11 @@ class _Run(Cp1dRun):
                                     opts.compression) / clock
         receive_s = cp1d.thread_cycles(machine, layout, {k: work.ops[k] for k in cp1d.RECEIVE_OPS},
                                        opts.compression) / clock
-        msg = machine.messaging
-        overhead = (loads.packets_out * msg.send_overhead_s + loads.packets_in * msg.receive_overhead_s) / layout.T
+        overhead = DirectPackets(machine.messaging).overhead_s(loads.packets_out, loads.packets_in) / layout.T
         cpu = (scan_s + receive_s + overhead[:, None]).max(axis=1)
         memory = cp1d.memory_seconds(machine, layout, work.ops)
-        net = machine.network
-        packet_flight = cp1d.packet_flight_s(net)
-        drain = 0.0
-        if loads.wire_bytes:
-            drain = (loads.latency_s + packet_flight) * (2 if work.direction == BOTTOM_UP else 1)
-        busy = np.maximum.reduce([cpu, loads.inject_s, loads.eject_s, np.full(self.N, loads.link_s), memory]) + drain
+        busy = cp1d.spi_level_busy_s(cpu, loads.inject_s, loads.eject_s, loads.link_s, memory, loads.latency_s,
+                                     machine.network, work.direction, sends=bool(loads.wire_bytes))
         return busy, cpu, scan_s.max(axis=1), receive_s.max(axis=1), traffic, loads, memory
 
     def _level_work(self):
