@@ -58,7 +58,8 @@ import numpy as np
 
 from .algorithms import cp1d
 from .algorithms.bsp1d import gather_adjacency
-from .algorithms.cp2d import FRONTIER_ID_BYTES, WORD_BYTES, bitmap_working_set_bytes, grid_shape, op_cycles
+from .algorithms.cp2d import (FRONTIER_ID_BYTES, WORD_BYTES, bitmap_working_set_bytes, grid_shape, op_cycles,
+                              phase_seconds, scan_operations)
 from .bfs import bfs_reference
 from .bfs.direction import TOP_DOWN
 from .engine.costs import (NO_EXCHANGE, ExchangeCost, allreduce_time, exchange_cost, link_seconds, port_seconds,
@@ -221,12 +222,9 @@ class Target:
                    pairs_per_packet=math.floor(machine.network.packet_payload_bytes / cp.uncompressed_entry_bytes))
 
     def phase_seconds(self, ops: dict) -> float:
-        """One node's phase: its operations over its threads, or its memory
-        traffic at the memory bandwidth if that takes longer (as executed)."""
-        cycles = sum(count * self.costs[name] for name, count in ops.items())
-        cpu = cycles / self.threads / self.machine.node.clock_hz
-        memory = cp1d.memory_seconds_at(self.machine, ops, self.bitmap_bytes, self.parent_bytes)
-        return float(max(cpu, memory))
+        """One node's phase: cp2d.phase_seconds, as executed."""
+        return float(phase_seconds(self.machine, self.costs, self.threads, ops, self.bitmap_bytes,
+                                   self.parent_bytes))
 
 
 def exchange(target: Target, pattern: Pattern, cell_payload: float, cell_packets: float,
@@ -319,12 +317,9 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth,
         column_frontier = NodeLoad(frontier / C, poisson_busiest(frontier / C, C))
 
         def scan_ops(column_f: float, entries: float, packed: float) -> dict:
-            ops = {"vertex_header": column_f, "edge_entry": entries, "bitmap_test": entries, "pack": packed}
-            if as_list:
-                ops["unpack"] = column_f
-            else:
-                ops["index_word"] = R * math.ceil(block_bitmap / WORD_BYTES)
-            return ops
+            if as_list:  # the column's frontier ids, each unpacked
+                return scan_operations(column_f, 0.0, column_f, entries, packed)
+            return scan_operations(0.0, R * math.ceil(block_bitmap / WORD_BYTES), column_f, entries, packed)
 
         pack = ({"pack": f_mean if as_list else 0.0}, {"pack": f_busiest if as_list else 0.0})
         holder = remote / N

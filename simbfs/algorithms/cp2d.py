@@ -130,6 +130,26 @@ def op_cycles(machine: Machine, bitmap_bytes: float, parent_bytes: float) -> dic
     return cp1d.op_cycles_at(machine, cp.threads, bitmap_bytes, parent_bytes, compression=False)
 
 
+def phase_seconds(machine: Machine, costs: dict, threads: int, ops: dict, bitmap_bytes: float, parent_bytes: float):
+    """A node's time in one phase of a level: its operations (``ops``, name
+    -> count, scalars or per-node arrays) at ``costs`` cycles each, spread
+    over its threads, or its memory traffic at the memory bandwidth if that
+    takes longer (cp1d.memory_seconds_at, for bitmaps and parents of the
+    given sizes)."""
+    cycles = sum(counts * costs[name] for name, counts in ops.items())
+    cpu = cycles / threads / machine.node.clock_hz
+    return np.maximum(cpu, cp1d.memory_seconds_at(machine, ops, bitmap_bytes, parent_bytes))
+
+
+def scan_operations(unpacked_ids, index_words, frontier_headers, entries, packed) -> dict:
+    """The scan phase's operations: set In bits from the received frontier
+    ids (or test the received bitmaps' words), visit each column frontier
+    vertex's header, read and test each adjacency entry, pack each Out pair
+    that goes to another node."""
+    return {"unpack": unpacked_ids, "index_word": index_words, "vertex_header": frontier_headers,
+            "edge_entry": entries, "bitmap_test": entries, "pack": packed}
+
+
 def node_memory_bytes(machine: Machine, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
     """Peak bytes per node: the stored entries and the index over the
     column's range (hypersparse: one word per column vertex), plus the
@@ -231,14 +251,9 @@ class _Run:
 
     # ------------------------------------------------------------ compute
     def phase_seconds(self, ops: dict) -> np.ndarray:
-        """Per node: the phase's operations spread over its threads, or its
-        memory traffic at the memory bandwidth if that takes longer."""
-        clock = self.machine.node.clock_hz
-        cycles = sum(ops[name] * self.costs[name] for name in ops)
-        cpu = cycles / self.threads / clock
-        mem = cp1d.memory_seconds_at(self.machine, ops, bitmap_working_set_bytes(self.n, self.R, self.C),
-                                     8.0 * float(self.local_vertices.max()))
-        return np.maximum(cpu, mem)
+        """Per node: :func:`phase_seconds` of the node's operation counts."""
+        return phase_seconds(self.machine, self.costs, self.threads, ops,
+                             bitmap_working_set_bytes(self.n, self.R, self.C), 8.0 * float(self.local_vertices.max()))
 
     def _bits(self, keys: np.ndarray) -> np.ndarray:
         return ((self.vis[keys >> 3] >> (keys & 7).astype(np.uint8)) & 1) == 1
@@ -263,20 +278,15 @@ class _Run:
             return np.bincount(self.col_of, weights=x, minlength=C)[self.col_of]
 
         pack_ops = {"pack": np.where(as_list, fc, 0.0)}
+        unpacked_ids = per_col(np.where(as_list, fc, 0.0))  # set In bits from received ids
+        index_words = per_col(np.where(as_list | (fc == 0), 0.0, np.ceil(bitmap_bytes / WORD_BYTES)))
         col_frontier = per_col(fc)
-        scan_ops = {
-            "unpack": per_col(np.where(as_list, fc, 0.0)),  # set In bits from received ids
-            "index_word": per_col(np.where(as_list | (fc == 0), 0.0, np.ceil(bitmap_bytes / WORD_BYTES))),
-            "vertex_header": col_frontier,
-        }
         # 2. scan: the entries of the frontier, at node (row(v), col(u))
         sources, targets = gather_adjacency(self.graph, F)
         col_u = self.owner(sources) // R
         b_v = self.owner(targets)
         holder = col_u * R + b_v % R
         entries = np.bincount(holder, minlength=N).astype(np.float64)
-        scan_ops["edge_entry"] = entries
-        scan_ops["bitmap_test"] = entries.copy()
         keys = targets * C + col_u
         fresh = ~self._bits(keys)
         # Out: one pair per (node, target), the smallest source (the frontier
@@ -286,7 +296,8 @@ class _Run:
         pair_holder = (pair_key % C) * R + self.owner(pair_v) % R
         pair_owner = self.owner(pair_v)
         remote = pair_holder != pair_owner
-        scan_ops["pack"] = np.bincount(pair_holder[remote], minlength=N).astype(np.float64)
+        scan_ops = scan_operations(unpacked_ids, index_words, col_frontier, entries,
+                                   np.bincount(pair_holder[remote], minlength=N).astype(np.float64))
         # 3. fold
         cell = pair_holder[remote] * N + pair_owner[remote]
         pair_counts = np.bincount(cell, minlength=N * N).astype(np.float64)
