@@ -50,7 +50,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .algorithms.bsp1d import BSP1D, first_frontier_neighbour
+from .algorithms.bsp1d import (BSP1D, bottom_up_cycles, first_frontier_neighbour, top_down_receive_cycles,
+                              top_down_send_cycles)
 from .bfs import bfs_reference
 from .bfs.direction import BOTTOM_UP, TOP_DOWN
 from .bfs.adjacency import neighbour_slots
@@ -184,18 +185,18 @@ def _profile_root(graph: Graph, root: int, machine: Machine, nodes: int, algorit
             slots, _, _ = neighbour_slots(graph.indptr, frontier)
             incoming = np.bincount(graph.indices[slots], minlength=n).astype(np.float64)
             claimed = (level_of == stats.level + 1).astype(np.float64)
-            before = scanned * (costs.edge_scan_cycles + remote_share * costs.message_pack_cycles)
-            edge_after = incoming * costs.message_unpack_cycles
-            after = edge_after + claimed * costs.vertex_visit_cycles
             sent, received = scanned * remote_share, incoming * remote_share
+            before = top_down_send_cycles(costs, scanned, sent)
+            edge_after = top_down_receive_cycles(costs, incoming, 0.0)
+            after = top_down_receive_cycles(costs, incoming, claimed)
             before_share, after_share = 1.0, _share(edge_after, after)
         else:
             unvisited = (level_of < 0) | (level_of > stats.level)
             probes = np.zeros(n)
             probes[unvisited] = _probes(graph, np.flatnonzero(unvisited), level_of == stats.level)
             claimed = (level_of == stats.level + 1).astype(np.float64)
-            edge_before = probes * costs.bitmap_probe_cycles
-            before = edge_before + claimed * costs.vertex_visit_cycles
+            edge_before = bottom_up_cycles(costs, probes, 0.0)
+            before = bottom_up_cycles(costs, probes, claimed)
             after = sent = received = np.zeros(0)
             before_share, after_share = _share(edge_before, before), 1.0
         levels.append(LevelProfile(

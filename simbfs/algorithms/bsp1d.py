@@ -98,6 +98,27 @@ def first_frontier_neighbour(graph: Graph, vertices: np.ndarray, in_frontier: np
     return found, examined
 
 
+# ------------------------------------------------------------------ pricing
+# A level's cycles as pure functions of counts: the executed run calls them
+# with every node's counts, the projection (simbfs/projection.py) with every
+# profile vertex's, which it then grows to the target's nodes.
+
+
+def top_down_send_cycles(costs, scanned, packed):
+    """Before the exchange: scan each frontier edge, pack each remote one."""
+    return scanned * costs.edge_scan_cycles + packed * costs.message_pack_cycles
+
+
+def top_down_receive_cycles(costs, received, claimed):
+    """After the exchange: check each received edge, claim each new vertex."""
+    return received * costs.message_unpack_cycles + claimed * costs.vertex_visit_cycles
+
+
+def bottom_up_cycles(costs, probes, claimed):
+    """Probe adjacency entries against the frontier bitmap, claim each new vertex."""
+    return probes * costs.bitmap_probe_cycles + claimed * costs.vertex_visit_cycles
+
+
 @dataclass
 class _LevelWork:
     """Per-node counters of one level, and what it found."""
@@ -199,7 +220,7 @@ class _Run:
         payload = pair_counts.reshape(self.N, self.N) * self.machine.messaging.edge_bytes
         work = _LevelWork(
             direction=TOP_DOWN,
-            send_cycles=scanned * costs.edge_scan_cycles + packed * costs.message_pack_cycles,
+            send_cycles=top_down_send_cycles(costs, scanned, packed),
             recv_cycles=np.zeros(self.N),
             edges_examined=len(targets),
             payload=payload,
@@ -224,7 +245,7 @@ class _Run:
         new = np.flatnonzero(first_edge < len(candidates))
         self.parent[new] = candidate_parents[first_edge[new]]
         work = self._work
-        work.recv_cycles = received * costs.message_unpack_cycles + self.per_node(new) * costs.vertex_visit_cycles
+        work.recv_cycles = top_down_receive_cycles(costs, received, self.per_node(new))
         work.next_frontier = new
 
     def bottom_up_work(self) -> _LevelWork:
@@ -239,7 +260,7 @@ class _Run:
         probes = self.per_node(unvisited, examined)
         return _LevelWork(
             direction=BOTTOM_UP,
-            send_cycles=probes * costs.bitmap_probe_cycles + self.per_node(new) * costs.vertex_visit_cycles,
+            send_cycles=bottom_up_cycles(costs, probes, self.per_node(new)),
             recv_cycles=np.zeros(self.N),
             edges_examined=int(examined.sum()),
             next_frontier=new,
