@@ -435,3 +435,32 @@ def test_every_thread_tests_every_index_word_of_its_node(small_graph):
     ops = cp1d.new_ops(layout)
     cp1d.scan_ops(layout, np.array([0]), CP1DOptions(representation="skip-list"), ops)
     assert not ops["index_word"].any()
+
+
+# ------------------------------------------------- the level's pure pricing
+def test_spi_level_busy_is_the_slowest_resource_plus_the_drain():
+    """TINY: a full packet (1000 + 24 B) takes 1024 ns on a 1 GB/s link. A
+    top-down level drains one packet's route (300 ns) and flight; a
+    bottom-up level two (a probe and its answer); a level that sends
+    nothing drains nothing. Per-node arrays price node by node."""
+    from tests.conftest import tiny_machine
+
+    net = tiny_machine().network
+    ns = 1e-9
+    busy = cp1d.spi_level_busy_s(np.array([5e-6, 1e-6]), np.array([2e-6, 7e-6]), 0.0, 3e-6, np.array([0.0, 8e-6]),
+                                 300 * ns, net, "top-down", sends=True)
+    assert busy == pytest.approx([5e-6 + 1324 * ns, 8e-6 + 1324 * ns])
+    assert cp1d.spi_level_busy_s(1e-6, 0, 0, 0, 0, 300 * ns, net, "bottom-up", sends=True) == pytest.approx(
+        1e-6 + 2 * 1324 * ns)
+    assert cp1d.spi_level_busy_s(1e-6, 0, 0, 0, 0, 300 * ns, net, "top-down", sends=False) == pytest.approx(1e-6)
+
+
+def test_claim_delay_waits_for_fill_or_sweep_end_then_two_trips():
+    """A probe waits min(half a packet at the stream's rate, the rest of the
+    prober's sweep); its answer min(half a packet at the answer rate, the
+    cap); then two trips. 10 edges a packet at 1 edge/us: 5 us to fill."""
+    fill = cp1d.fill_wait_s(10.0, np.array([1e6, 0.0]))
+    assert fill == pytest.approx([5e-6, np.inf])
+    delay = cp1d.claim_delay_s(remaining_s=np.array([2e-6, 9e-6]), probe_fill_s=fill, answer_fill_s=fill,
+                               answer_cap_s=4e-6, trip_s=1e-6)
+    assert delay == pytest.approx([2e-6 + 4e-6 + 2e-6, 9e-6 + 4e-6 + 2e-6])

@@ -1,0 +1,81 @@
+"""engine/costs.py and engine/messaging.py: hand-worked prices.
+
+The TINY machine (tests/conftest.py): 1 GB/s ports and links (1 byte per
+ns), 100 ns per hop, 1000 B packets with a 24 B header on an 8 B granule,
+collectives of 50 ns per stage at 1 GB/s.
+"""
+
+import numpy as np
+import pytest
+import simpy
+
+from simbfs.engine import Network, make_topology
+from simbfs.engine.costs import (NO_EXCHANGE, allgather_time, allreduce_time, barrier_time, collective_stages,
+                                 exchange_cost, link_seconds, port_seconds, route_latency)
+from simbfs.engine.messaging import DirectPackets, MPIMessages
+from tests.conftest import tiny_machine
+
+NS = 1e-9
+
+
+def test_three_packets_of_512_bytes_over_two_hops():
+    """3 packets of 512 B: 3 x (512 + 24) = 1608 B on the wire, 1608 ns at
+    each port; 2 hops, 200 ns; software 3 x 50 ns to send, 3 x 30 ns to
+    receive. Total 1608 + 200 + 240 = 2048 ns, injection-bound."""
+    m = tiny_machine(**{"messaging.send_overhead": {"value": "50 ns", "source": "test"},
+                        "messaging.receive_overhead": {"value": "30 ns", "source": "test"}})
+    wire = float(m.network.wire_bytes(3 * 512.0, 3))
+    assert wire == 1608
+    layer = DirectPackets(m.messaging)
+    cost = exchange_cost(inject_s=port_seconds(wire, m.network), eject_s=port_seconds(wire, m.network),
+                         link_s=0.0, latency_s=route_latency(2, m.network), overhead_s=layer.overhead_s(3, 3))
+    assert cost.time_s == pytest.approx(2048 * NS)
+    assert cost.serialisation_s == pytest.approx(1608 * NS)
+    assert cost.overhead_s == pytest.approx(240 * NS)
+    assert cost.bottleneck == "injection"
+
+
+def test_the_largest_term_names_the_bottleneck():
+    assert exchange_cost(inject_s=1, eject_s=2, link_s=3, latency_s=0, overhead_s=0).bottleneck == "link"
+    assert exchange_cost(inject_s=1, eject_s=1, link_s=1, latency_s=0, overhead_s=5).bottleneck == "overhead"
+    assert exchange_cost(inject_s=0, eject_s=0, link_s=0, latency_s=1, overhead_s=0).bottleneck == "latency"
+    # ties go to the first named: a port before a link
+    assert exchange_cost(inject_s=2, eject_s=2, link_s=2, latency_s=0, overhead_s=0).bottleneck == "injection"
+
+
+def test_the_engine_prices_an_exchange_with_the_same_function():
+    """Node 0 sends 1536 B to node 1 in 3 packets on a 2-node crossbar: the
+    simpy network's price is exchange_cost of its loads (1 hop)."""
+    m = tiny_machine()
+    net = Network(simpy.Environment(), make_topology(m.network, 2), m.network, m.messaging)
+    payload = np.array([[0.0, 1536.0], [0.0, 0.0]])
+    engine = net.exchange_cost(payload, np.array([[0.0, 3.0], [0.0, 0.0]]))
+    assert engine.time_s == pytest.approx((1608 + 100) * NS)
+    assert engine.packets == 3 and engine.wire_bytes == 1608
+    assert net.exchange_cost(np.zeros((2, 2))) == NO_EXCHANGE
+
+
+def test_mpi_messages_pay_per_message_not_per_packet():
+    mpi = MPIMessages(1e-6)
+    assert mpi.overhead_s(packets_out=40, packets_in=7, messages_out=3, messages_in=2) == pytest.approx(5e-6)
+    direct = DirectPackets(tiny_machine(**{"messaging.send_overhead": {"value": "1 us", "source": "t"}}).messaging)
+    assert direct.overhead_s(packets_out=40, packets_in=7, messages_out=3, messages_in=2) == pytest.approx(40e-6)
+    # vectorised: one value per node
+    assert np.allclose(mpi.overhead_s(0, 0, np.array([1, 2]), np.array([3, 4])), [4e-6, 6e-6])
+
+
+def test_collectives_stages_latency_and_bandwidth():
+    c = tiny_machine().collectives
+    assert [collective_stages(n) for n in (1, 2, 3, 4, 5, 1024)] == [0, 1, 2, 2, 3, 10]
+    assert barrier_time(c, 5) == pytest.approx(150 * NS)
+    assert allreduce_time(c, 5, 8) == pytest.approx((150 + 8) * NS)
+    # 4 nodes gather 400 B: each receives the other three's 300 B
+    assert allgather_time(c, 4, 400) == pytest.approx((100 + 300) * NS)
+    assert allreduce_time(c, 1, 8) == 0 and allgather_time(c, 1, 8) == 0
+
+
+def test_link_and_port_times_are_bytes_over_bandwidth():
+    net = tiny_machine(**{"network.link_bandwidth": {"value": "2 GB/s", "source": "t"}}).network
+    assert port_seconds(1000.0, net) == pytest.approx(1000 * NS)
+    assert link_seconds(1000.0, net) == pytest.approx(500 * NS)
+    assert np.allclose(route_latency(np.array([0, 3]), net), [0, 300 * NS])
