@@ -136,7 +136,7 @@ def describe_machine(machine: Machine) -> str:
     key_width = max((len(path) for path, _, _ in rows), default=0)
     value_width = max((len(shown) for _, shown, _ in rows), default=0)
     lines.extend(f"  {path:<{key_width}} {shown:<{value_width}} {source}" for path, shown, source in rows)
-    partitions = machine.network.partitions
+    partitions = machine.network.topology_params.get("partitions")
     if partitions:
         lines.append("")
         lines.append("  torus partitions: " + ", ".join(
@@ -158,6 +158,9 @@ def _lookup(machine: Machine, path: str):
         dma = machine.dma
         return ", ".join(f"{format_quantity(b, 'size')}: {format_quantity(w, 'bandwidth')}"
                          for b, w in zip(dma.curve_block_bytes, dma.curve_bandwidth_Bps))
+    section, _, key = path.partition(".")
+    if section == "network" and key in machine.network.topology_params:
+        return machine.network.topology_params[key]
     obj = machine
     *sections, leaf = path.split(".")
     for section in sections:

@@ -75,7 +75,7 @@ def test_bundled_machine_sources_every_number(name):
                 if isinstance(spec, S.Param) and not spec.optional
                 and not p.startswith(("dma.", "spe.", "cp1d.", "node.memory_hierarchy."))]
     assert checked >= len(required)
-    for count in machine.network.partitions:
+    for count in machine.network.topology_params.get("partitions", {}):
         assert machine.sources[f"network.partitions.{count}"].strip()
 
 
@@ -92,8 +92,8 @@ def test_bluegene_q_matches_the_spec_sheet():
     assert m.network.topology == "torus"
     assert m.network.link_bandwidth_Bps == 2e9  # 2 GB/s per link per direction
     assert m.network.hop_latency_s == pytest.approx(40e-9)  # about 40 ns per hop
-    assert m.network.partitions[1024] == (4, 4, 4, 8, 2)  # one rack
-    assert m.network.partitions[512] == (4, 4, 4, 4, 2)  # one midplane
+    assert m.network.topology_params["partitions"][1024] == (4, 4, 4, 8, 2)  # one rack
+    assert m.network.topology_params["partitions"][512] == (4, 4, 4, 4, 2)  # one midplane
     assert m.network.packet_payload_bytes == 512
     assert m.network.packet_header_bytes == 32
     assert m.node.clock_hz == 1.6e9
@@ -278,7 +278,7 @@ def test_extends_overrides_one_value_and_keeps_the_rest(tmp_path):
     assert variant.sources["network.link_bandwidth"] == "what-if: doubled links"
     # everything else is inherited
     assert variant.network.hop_latency_s == base.network.hop_latency_s
-    assert variant.network.partitions == base.network.partitions
+    assert variant.network.topology_params == base.network.topology_params
     assert variant.node == base.node
     assert variant.sources["network.hop_latency"] == base.sources["network.hop_latency"]
 
@@ -303,7 +303,7 @@ def test_extends_section_override_merges_key_by_key(tmp_path):
         "network": {"shape": [2, 2, 2, 2, 2]},
     })
     m = load_machine(str(path))
-    assert m.network.shape == (2, 2, 2, 2, 2)
+    assert m.network.topology_params["shape"] == (2, 2, 2, 2, 2)
     assert m.network.link_bandwidth_Bps == 2e9
 
 

@@ -15,6 +15,7 @@ import difflib
 import math
 import os
 from pathlib import Path
+from types import MappingProxyType
 
 import yaml
 
@@ -197,7 +198,7 @@ def build_machine(raw: dict, origin: str = "<machine>") -> Machine:
     problems = _Problems(origin)
     values: dict[str, object] = {}
     sources: dict[str, str] = {}
-    _check_section(raw, S.SCHEMA, "", values, sources, problems)
+    _check_section(raw, S.machine_schema(), "", values, sources, problems)
     problems.note_overrides(sources)
     problems.raise_if_any()
     _cross_checks(values, problems)
@@ -354,8 +355,7 @@ def _check_curve(item, spec: S.Curve, path, values, sources, problems) -> None:
 def _cross_checks(values: dict, problems: _Problems) -> None:
     if values["nodes.default"] > values["nodes.max"]:
         problems.add("nodes.default", f"{values['nodes.default']} exceeds nodes.max {values['nodes.max']}")
-    if values["network.topology"] == "torus" and "network.shape" not in values and not values.get("network.partitions"):
-        problems.add("network", "a torus needs `shape:` or `partitions:` to know its dimensions")
+    _check_topology(values, problems)
     if "spe" in values:
         if "dma" not in values:
             problems.add("spe", "an SPE moves data only by DMA; add a `dma:` section")
@@ -384,6 +384,25 @@ def _cross_checks(values: dict, problems: _Problems) -> None:
         problems.add("network.packet_granule", "cannot exceed network.packet_payload")
 
 
+def _topology_params(values: dict) -> dict:
+    """The chosen topology's own parameters: name -> validated value."""
+    from ..engine.topology import TOPOLOGIES
+
+    declared = TOPOLOGIES[values["network.topology"]].PARAMETERS
+    return {key: values[f"network.{key}"] for key in declared if f"network.{key}" in values}
+
+
+def _check_topology(values: dict, problems: _Problems) -> None:
+    """The chosen topology's own checks of its parameters. Another
+    topology's parameters are validated but not used: a file keeps its real
+    torus partitions when a what-if swaps in a crossbar with --set."""
+    from ..engine.topology import TOPOLOGIES
+
+    chosen = values.get("network.topology")
+    if chosen in TOPOLOGIES:  # else already reported as not one of the choices
+        TOPOLOGIES[chosen].check(_topology_params(values), problems.add)
+
+
 def _construct(v: dict, sources: dict, origin: str) -> Machine:
     compute = ComputeCosts(
         edge_scan_cycles=v["node.compute.edge_scan"],
@@ -403,8 +422,7 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
     )
     network = NetworkModel(
         topology=v["network.topology"],
-        shape=v.get("network.shape"),
-        partitions=v.get("network.partitions", {}),
+        topology_params=MappingProxyType(_topology_params(v)),
         link_bandwidth_Bps=v["network.link_bandwidth"],
         hop_latency_s=v["network.hop_latency"],
         injection_bandwidth_Bps=v["network.injection_bandwidth"],

@@ -6,7 +6,7 @@ by :mod:`simbfs.machine.loader`; the engine never sees YAML.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
@@ -65,14 +65,14 @@ class NodeModel:
 @dataclass(frozen=True)
 class NetworkModel:
     topology: str
-    shape: tuple[int, ...] | None
-    partitions: Mapping[int, tuple[int, ...]]
     link_bandwidth_Bps: float
     hop_latency_s: float
     injection_bandwidth_Bps: float
     packet_payload_bytes: float
     packet_header_bytes: float
     packet_granule_bytes: float
+    # the chosen topology's own parameters (its PARAMETERS), as validated
+    topology_params: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
     def wire_bytes(self, payload_bytes, packets=None):
         """Bytes on the wire for messages of ``payload_bytes`` in total.

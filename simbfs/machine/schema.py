@@ -14,7 +14,7 @@ read this table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -78,10 +78,6 @@ class Section:
     optional: bool = False
 
 
-# Topology names are checked against simbfs.engine.topology.TOPOLOGIES at load
-# time; listed here so the schema stays importable without the engine.
-TOPOLOGY_NAMES = ("crossbar", "torus")
-
 SCHEMA = Section(
     doc="A machine model.",
     fields={
@@ -133,9 +129,9 @@ SCHEMA = Section(
         "network": Section(
             doc="The interconnect between nodes.",
             fields={
-                "topology": Choice(TOPOLOGY_NAMES, "How nodes are connected."),
-                "shape": IntList("Torus shape (one extent per dimension); overrides `partitions`."),
-                "partitions": ShapeTable("Torus shape for each node count the machine was partitioned into."),
+                # the names (and each topology's own parameters) come from
+                # simbfs.engine.topology.TOPOLOGIES: see machine_schema()
+                "topology": Choice((), "How nodes are connected."),
                 "link_bandwidth": Param("bandwidth", "Bandwidth of one link, per direction."),
                 "hop_latency": Param("time", "Latency added by each router hop."),
                 "injection_bandwidth": Param("bandwidth", "Bandwidth at which one node injects into (and receives from) the network."),
@@ -260,8 +256,28 @@ class ParamDoc:
     optional: bool
 
 
-def walk(section: Section = SCHEMA, prefix: str = "") -> list[tuple[str, object]]:
-    """All declared leaves as (dotted path, declaration)."""
+def machine_schema() -> Section:
+    """The whole schema: :data:`SCHEMA` (the core roles) with the registered
+    topologies' names and, under ``network:``, the parameters each topology
+    declares (accepted only when that topology is chosen; the loader checks
+    that). Read from the registries at call time, so that this module needs
+    nothing from the engine when it is imported."""
+    from ..engine.topology import TOPOLOGIES
+
+    network = SCHEMA.fields["network"]
+    fields = dict(network.fields)
+    fields["topology"] = replace(fields["topology"], choices=tuple(TOPOLOGIES))
+    for name, topology in TOPOLOGIES.items():
+        for key, spec in topology.PARAMETERS.items():
+            fields[key] = replace(spec, doc=f"({name}) {spec.doc}", optional=True)
+    return replace(SCHEMA, fields={**SCHEMA.fields, "network": replace(network, fields=fields)})
+
+
+def walk(section: Section | None = None, prefix: str = "") -> list[tuple[str, object]]:
+    """All declared leaves as (dotted path, declaration); by default of
+    the whole :func:`machine_schema`."""
+    if section is None:
+        section = machine_schema()
     out: list[tuple[str, object]] = []
     for key, spec in section.fields.items():
         path = f"{prefix}{key}"

@@ -1,18 +1,4 @@
-"""Interconnect topologies: who is how many hops from whom, and which links a
-message crosses.
-
-Two views of the same routing, for the two event granularities the engine
-uses (see docs/background/simulation.md):
-
-* ``route(src, dst)`` lists the link ids one message crosses, for
-  point-to-point messages simulated one by one;
-* ``link_loads(traffic)`` takes a whole N x N traffic matrix (bytes from
-  every node to every other) and returns the bytes each link carries, for
-  bulk exchanges simulated as one flow-level event.
-
-Links are directed. Node ids are row-major (C order) coordinates in the
-topology's shape.
-"""
+"""An N-dimensional torus with dimension-order routing (BlueGene/Q's 5D torus)."""
 
 from __future__ import annotations
 
@@ -20,87 +6,10 @@ from functools import cached_property
 
 import numpy as np
 
-from ..errors import UserError
-from ..machine.model import NetworkModel
-
-
-class Topology:
-    """Base class. Subclasses define ``num_links``, ``hops``, ``route`` and
-    ``link_loads``."""
-
-    name = "abstract"
-
-    def __init__(self, nodes: int):
-        self.nodes = nodes
-
-    num_links: int
-
-    def hops(self, src, dst):  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def route(self, src: int, dst: int) -> list[int]:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def link_loads(self, traffic: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def hop_distribution(self) -> np.ndarray:
-        """P[h] = share of ordered pairs of distinct nodes that are h hops
-        apart, computed without enumerating pairs (for any machine size)."""
-        raise NotImplementedError
-
-    def uniform_max_link_load(self, pair_bytes: float) -> float:
-        """Bytes on the busiest link when every ordered pair of distinct
-        nodes exchanges ``pair_bytes`` (closed form, any machine size)."""
-        raise NotImplementedError
-
-    def hot_link_shares(self) -> tuple[float, float]:
-        """(out, in): the largest share of one node's traffic to (from) all
-        N - 1 others that crosses a single one of its own links."""
-        raise NotImplementedError
-
-    @cached_property
-    def hop_matrix(self) -> np.ndarray:
-        """Hops between every pair of nodes (uint8/uint16), computed once."""
-        ids = np.arange(self.nodes)
-        out = self.hops(ids[:, None], ids[None, :])
-        return out.astype(np.uint16 if out.max(initial=0) > 255 else np.uint8)
-
-    def describe(self) -> str:
-        return self.name
-
-
-class Crossbar(Topology):
-    """Every node has one full-duplex port into a non-blocking switch.
-
-    A message takes one hop. The switch has no internal links to contend
-    for: contention happens only at the nodes' injection and ejection ports,
-    which the network prices for every topology.
-    """
-
-    name = "crossbar"
-
-    def __init__(self, nodes: int, network: NetworkModel | None = None):
-        super().__init__(nodes)
-        self.num_links = 0
-
-    def hops(self, src, dst):
-        return np.where(np.asarray(src) == np.asarray(dst), 0, 1)
-
-    def route(self, src: int, dst: int) -> list[int]:
-        return []
-
-    def link_loads(self, traffic: np.ndarray) -> np.ndarray:
-        return np.zeros(0)
-
-    def hop_distribution(self) -> np.ndarray:
-        return np.array([0.0, 1.0])
-
-    def uniform_max_link_load(self, pair_bytes: float) -> float:
-        return 0.0
-
-    def hot_link_shares(self) -> tuple[float, float]:
-        return 0.0, 0.0  # no links of its own: the ports carry everything
+from ...errors import UserError
+from ...machine.model import NetworkModel
+from ...machine.schema import IntList, ShapeTable
+from .base import Topology
 
 
 class Torus(Topology):
@@ -117,9 +26,18 @@ class Torus(Topology):
     """
 
     name = "torus"
+    PARAMETERS = {
+        "shape": IntList("Torus shape (one extent per dimension); overrides `partitions`."),
+        "partitions": ShapeTable("Torus shape for each node count the machine was partitioned into."),
+    }
+
+    @classmethod
+    def check(cls, values: dict, add_problem) -> None:
+        if "shape" not in values and not values.get("partitions"):
+            add_problem("network", "a torus needs `shape:` or `partitions:` to know its dimensions")
 
     def __init__(self, nodes: int, network: NetworkModel):
-        super().__init__(nodes)
+        super().__init__(nodes, network)
         self.shape = self._shape_for(nodes, network)
         self.ndim = len(self.shape)
         self.num_links = nodes * self.ndim * 2
@@ -127,15 +45,17 @@ class Torus(Topology):
 
     @staticmethod
     def _shape_for(nodes: int, network: NetworkModel) -> tuple[int, ...]:
-        if network.shape is not None:
-            shape = tuple(network.shape)
+        params = network.topology_params
+        partitions = params.get("partitions", {})
+        if params.get("shape") is not None:
+            shape = tuple(params["shape"])
             if int(np.prod(shape)) != nodes:
                 raise UserError(f"the torus shape {list(shape)} holds {int(np.prod(shape))} nodes, not {nodes}; "
                                 f"give --nodes {int(np.prod(shape))} or --set network.shape=[...] with a product of {nodes}")
             return shape
-        if nodes in network.partitions:
-            return tuple(network.partitions[nodes])
-        sizes = ", ".join(str(n) for n in sorted(network.partitions))
+        if nodes in partitions:
+            return tuple(partitions[nodes])
+        sizes = ", ".join(str(n) for n in sorted(partitions))
         raise UserError(f"this machine's torus has no partition of {nodes} nodes; choose --nodes from {sizes}, "
                         f"or give an explicit shape with --set network.shape=[a,b,...]")
 
@@ -261,13 +181,3 @@ class Torus(Topology):
             grid = np.moveaxis(grid, -1, k)  # -> shape[:k] + (extent,) + shape[k+1:] + (2,)
             loads[:, k, :] = grid.reshape(self.nodes, 2)
         return loads.reshape(-1)
-
-
-TOPOLOGIES: dict[str, type[Topology]] = {
-    "crossbar": Crossbar,
-    "torus": Torus,
-}
-
-
-def make_topology(network: NetworkModel, nodes: int) -> Topology:
-    return TOPOLOGIES[network.topology](nodes, network)
