@@ -3,7 +3,7 @@
 per node: box plots of TEPS over the search keys, and their harmonic mean.
 
 PROJECTED, every point: these runs are far too large to execute here. Each
-is predicted by `simbfs run ... --mode project` (simbfs/projection_cp1d.py,
+is predicted by `simbfs run ... --mode project` (simbfs/algorithms/cp1d/project_spi.py,
 docs/background/projection.md) from real BFS runs on a scale-18 profile
 graph; docs/validation.md checks the method against executions where both
 are possible. Claims compared: `bgq.headline.65536` (15,363 GTEPS at 64

@@ -24,8 +24,8 @@ except ImportError:
     import bgq_common as B
     from bgq_sweep import sweep
 
-from simbfs.algorithms.cp1d_mpi import mpi_memory_bytes  # noqa: E402
-from simbfs.algorithms.cp1d_spi import spi_memory_bytes  # noqa: E402
+from simbfs.algorithms.cp1d.mpi import mpi_memory_bytes  # noqa: E402
+from simbfs.algorithms.cp1d.spi import spi_memory_bytes  # noqa: E402
 from simbfs.claims import claim, within_tolerance  # noqa: E402
 from simbfs.machine import load_machine  # noqa: E402
 from simbfs.runner import RunConfig, run  # noqa: E402

@@ -32,18 +32,18 @@ CASES = [
     ("bsp1d-do", 2048, 21, 19),
     ("bsp1d-topdown", 1024, 18, 16),
     ("bsp1d-topdown", 256, 20, 18),
-    # the paper's own code (simbfs/projection_cp1d.py); 32 roots each (--cp1d-roots),
+    # the paper's own code (simbfs/algorithms/cp1d/project_spi.py); 32 roots each (--cp1d-roots),
     # as executing it costs 1-2 s per root at these sizes
     ("cp1d-spi", 64, 18, 16),
     ("cp1d-spi", 256, 18, 16),
     ("cp1d-spi", 1024, 18, 16),
     ("cp1d-spi", 256, 20, 18),
-    # the bulk-synchronous MPI code (simbfs/projection_cp1d_mpi.py), 32 roots
+    # the bulk-synchronous MPI code (simbfs/algorithms/cp1d/project_mpi.py), 32 roots
     ("cp1d-mpi", 64, 18, 16),
     ("cp1d-mpi", 256, 18, 16),
     ("cp1d-mpi", 1024, 18, 16),
     ("cp1d-mpi", 256, 20, 18),
-    # the previous-generation 2D code (simbfs/projection_cp2d.py)
+    # the previous-generation 2D code (simbfs/algorithms/cp2d/project.py)
     ("cp2d", 64, 18, 16),
     ("cp2d", 256, 18, 16),
     ("cp2d", 1024, 18, 16),

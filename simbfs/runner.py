@@ -68,10 +68,10 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
     algorithm = get_algorithm(config.algorithm or machine.algorithm or DEFAULT_ALGORITHM)
     directed = config.directed
     if directed is None:
-        directed = config.graph == "uniform" and getattr(algorithm, "directed_graphs", False)
+        directed = config.graph == "uniform" and algorithm.directed_graphs
     spec = GraphSpec(kind=config.graph, scale=config.scale, edgefactor=config.edgefactor,
                      arity=config.arity, seed=config.seed, directed=bool(directed))
-    if directed and not getattr(algorithm, "directed_graphs", False):
+    if directed and not algorithm.directed_graphs:
         raise UserError(f"{algorithm.name} needs an undirected graph (its bottom-up levels look for a parent "
                         f"among a vertex's neighbours, which a directed adjacency list does not hold); "
                         f"drop --directed, or use an algorithm that takes directed graphs (cell-bsp, cell-overlap)")
@@ -79,13 +79,11 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
     if config.profile_scale is not None and not projecting:
         raise UserError("--profile-scale only applies to --mode project; drop it, or add --mode project")
     if projecting:
-        from .projection import projection_module
-
-        projection_module(algorithm)  # a clear error before anything is loaded
+        _projection(algorithm)  # a clear error before anything is loaded
+    _check_sections(machine, algorithm)
     sim = Simulation(machine, nodes, executed=not projecting)
     _check_fits_machine(spec, machine, nodes, algorithm)
-    if hasattr(algorithm, "check"):
-        algorithm.check(machine, spec.num_vertices(), nodes)
+    algorithm.check(machine, spec.num_vertices(), nodes)
     if projecting:
         return _project(config, machine, nodes, algorithm, spec, sim, progress)
 
@@ -160,14 +158,12 @@ MIN_PROFILE_SCALE = 10
 def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec, sim: Simulation,
              progress: Callable[[str], None]) -> dict:
     """--mode project: predict the run from a BFS profile at a smaller scale."""
-    from .projection import projection_module
-
     if spec.kind != "kronecker":
         raise UserError("--mode project models how Graph500 Kronecker graphs change with scale; "
                         "use --graph kronecker, or execute the uniform graph")
     profile_scale = config.profile_scale or min(spec.scale, DEFAULT_PROFILE_SCALE)
-    module = projection_module(algorithm)
-    per_node = module.PROFILE_VERTEX_PER_NODE
+    projection = _projection(algorithm)
+    per_node = projection.profile_vertex_per_node
     lowest = max(min(spec.scale, MIN_PROFILE_SCALE), (nodes - 1).bit_length() if per_node else 0)
     if profile_scale > spec.scale:
         raise UserError(f"--profile-scale {profile_scale} is larger than the target --scale {spec.scale}; the "
@@ -184,7 +180,7 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
     keys = search_keys(graph, config.roots, seed=config.seed)
     progress(f"profiling {len(keys)} roots at scale {profile_scale} for {nodes} nodes at scale {spec.scale}")
     roots, levels = [], []
-    for root, edges, time_s, records in module.project(graph, keys, machine, sim.topology, algorithm, profile_scale,
+    for root, edges, time_s, records in projection.project(graph, keys, machine, sim.topology, algorithm, profile_scale,
                                                 spec.scale, spec.edgefactor, progress):
         roots.append(RootRecord(root=root, edges=int(round(edges)), time_s=time_s,
                                 teps=edges / time_s, valid=None, levels=len(records)))
@@ -194,6 +190,29 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
                      mode="projected", validated=False,
                      projection={"profile_scale": profile_scale, "profile_roots": "search keys of the profile graph",
                                  "method": "docs/background/projection.md"})
+
+
+def _projection(algorithm):
+    """The algorithm's projection, or a UserError naming those that have one."""
+    if algorithm.projection is None:
+        from .algorithms import ALGORITHMS
+
+        projectable = ", ".join(name for name, a in sorted(ALGORITHMS.items()) if a.projection is not None)
+        raise UserError(f"--mode project is available for {projectable}, not for {algorithm.name}; execute it "
+                        f"instead (--mode execute) at a size this computer can hold")
+    return algorithm.projection
+
+
+def _check_sections(machine, algorithm) -> None:
+    """Refuse, before anything is generated, a machine without the sections
+    the algorithm reads (a cp1d-* code on a machine with no ``cp1d:``)."""
+    missing = [section for section in algorithm.requires if getattr(machine, section) is None]
+    if missing:
+        sections = " and ".join(f"`{s}:`" for s in missing)
+        raise UserError(f"{algorithm.name.partition(':')[0]} needs the machine's {sections} section"
+                        f"{'s' if len(missing) > 1 else ''}, which {machine.name} does not have; use "
+                        f"{machine.algorithm or DEFAULT_ALGORITHM}, or add {'them' if len(missing) > 1 else 'it'} "
+                        f"(see docs/reference/machine-files.md)")
 
 
 def _stable_origin(origin: str) -> str:

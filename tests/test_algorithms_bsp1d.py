@@ -130,7 +130,7 @@ def test_faster_links_never_slow_a_communication_bound_run(graphs):
 def test_every_node_owns_a_balanced_share_of_vertices():
     # 32 vertices on 20 nodes: ceil(32/20) = 2-vertex blocks would leave 4
     # nodes empty; balanced blocks give every node 1 or 2.
-    from simbfs.algorithms.bsp1d import _Run
+    from simbfs.algorithms.bsp1d.execute import _Run
 
     graph = generate_graph(GraphSpec("kronecker", 5, seed=2))
     run = _Run(ALGORITHMS["bsp1d-do"], Simulation(tiny_machine(), 20), graph, 0)

@@ -1,4 +1,4 @@
-"""The Cell SPE BFS (simbfs/algorithms/cell_spe.py): real BFS on the paper's
+"""The Cell SPE BFS (simbfs/algorithms/cell/execute.py): real BFS on the paper's
 directed graphs, local-store limits, and the joint bound Th35."""
 
 import networkx as nx
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from simbfs.algorithms import get_algorithm
-from simbfs.algorithms.cell_spe import check_local_store
+from simbfs.algorithms.cell.execute import check_local_store
 from simbfs.bfs import validate_bfs_tree
 from simbfs.engine import Simulation, TimelineRecorder
 from simbfs.errors import UserError

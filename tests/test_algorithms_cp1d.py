@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from simbfs.algorithms import ALGORITHMS
-from simbfs.algorithms import cp1d
-from simbfs.algorithms.cp1d import CP1DOptions, Layout, Streams
-from simbfs.algorithms.cp1d_spi import CP1DSPI, calc_direction
+from simbfs.algorithms.cp1d import work as cp1d
+from simbfs.algorithms.cp1d.work import CP1DOptions, Layout, Streams
+from simbfs.algorithms.cp1d.spi import CP1DSPI, calc_direction
 from simbfs.bfs import BOTTOM_UP, TOP_DOWN, validate_bfs_tree
 from simbfs.engine import Simulation
 from simbfs.graph import EdgeList, GraphSpec, build_csr, generate_graph, search_keys

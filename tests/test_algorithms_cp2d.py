@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from simbfs.algorithms import ALGORITHMS
-from simbfs.algorithms import cp2d
+from simbfs.algorithms.cp2d import execute as cp2d
 from simbfs.bfs import validate_bfs_tree
 from simbfs.cli import main
 from simbfs.engine import Simulation

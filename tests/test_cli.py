@@ -248,3 +248,23 @@ def test_a_projection_says_projected_everywhere_and_is_deterministic(tmp_path):
     assert doc["mode"] == "projected" and doc["projection"]["profile_scale"] == 12
     assert doc["graph"]["vertices"] == 2**16 and doc["validated"] is False
     assert all(row.split(",")[4] == "projected" for row in table.read_text().splitlines()[1:])
+
+
+@pytest.mark.parametrize("machine,algorithm,section", [
+    ("sunway_taihulight", "cp1d-spi", "`cp1d:`"), ("tsubame2", "cp1d-mpi", "`cp1d:`"),
+    ("sunway_taihulight", "cp2d", "`cp1d:`"), ("bluegene_q", "cell-overlap", "`spe:` and `dma:`")])
+@pytest.mark.parametrize("mode", ["execute", "project"])
+def test_an_algorithm_on_a_machine_without_its_section_is_refused_in_one_line(machine, algorithm, section, mode,
+                                                                               capsys):
+    """Was an AttributeError traceback (cp1d-* and cp2d off bluegene_q). The
+    refusal comes before any graph is generated, names the missing section
+    and the machine's own algorithm."""
+    args = ["run", machine, "--scale", "12", "--nodes", "64", "--algorithm", algorithm, "--mode", mode, "--quiet"]
+    if algorithm.startswith("cell"):
+        args += ["--graph", "uniform"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    if mode == "project" and algorithm.startswith("cell"):
+        assert "--mode project is available for" in err  # no projection at all: said first
+    else:
+        assert len(err.splitlines()) == 1 and section in err and machine in err and "bsp1d-do" in err

@@ -5,8 +5,8 @@ they assert is fixed by the paper (claims.yaml) or by the model's formats."""
 import csv
 
 from experiments import bgq_fig6, bgq_fig7, bgq_fig8, bgq_fig9, bgq_fig11
-from simbfs.algorithms.cp1d_mpi import mpi_memory_bytes
-from simbfs.algorithms.cp1d_spi import spi_memory_bytes
+from simbfs.algorithms.cp1d.mpi import mpi_memory_bytes
+from simbfs.algorithms.cp1d.spi import spi_memory_bytes
 from simbfs.machine import load_machine
 
 

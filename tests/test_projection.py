@@ -6,7 +6,8 @@ import simpy
 
 from simbfs.engine import Network, make_topology
 from simbfs.machine import load_machine
-from simbfs.projection import Growth, Moments, NodeLoad, exchange_estimate, node_load, seed_node_load
+from simbfs.algorithms.bsp1d.project import exchange_estimate, seed_node_load
+from simbfs.projection import Growth, Moments, NodeLoad, node_load
 
 BGQ = load_machine("bluegene_q")
 

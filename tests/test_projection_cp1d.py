@@ -1,18 +1,18 @@
-"""The cp1d-spi projection (simbfs/projection_cp1d.py): checked against
+"""The cp1d-spi projection (simbfs/algorithms/cp1d/project_spi.py): checked against
 execution where both are possible, and its closed forms against the
 executed code they stand for."""
 
 import numpy as np
 import pytest
 
-from simbfs.algorithms import cp1d
-from simbfs.algorithms.cp1d import CP1DOptions, Layout
+from simbfs.algorithms.cp1d import work as cp1d
+from simbfs.algorithms.cp1d.work import CP1DOptions, Layout
 from simbfs.bfs import bfs_reference
 from simbfs.errors import UserError
 from simbfs.graph import GraphSpec, load_graph, search_keys
 from simbfs.machine import load_machine
 from simbfs.projection import Growth
-from simbfs.projection_cp1d import (expected_count_above, grown_degrees, heavy_edge_share, heavy_vertices_at_profile,
+from simbfs.algorithms.cp1d.project_spi import (expected_count_above, grown_degrees, heavy_edge_share, heavy_vertices_at_profile,
                                     stream_traffic, virtual_nodes)
 from simbfs.runner import RunConfig, run
 

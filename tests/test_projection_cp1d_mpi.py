@@ -1,4 +1,4 @@
-"""The cp1d-mpi projection (simbfs/projection_cp1d_mpi.py): checked against
+"""The cp1d-mpi projection (simbfs/algorithms/cp1d/project_mpi.py): checked against
 execution where both are possible, and its all-to-all of counts against
 the engine's pricing of the same matrix."""
 
@@ -45,11 +45,11 @@ def test_one_scale_extrapolation_is_within_ten_percent_of_execution(tmp_path):
 
 @pytest.mark.parametrize("nodes", [32, 512])
 def test_the_all_to_all_of_counts_costs_what_the_engine_charges(nodes):
-    from simbfs.algorithms.cp1d import CP1DOptions, Layout
+    from simbfs.algorithms.cp1d.work import CP1DOptions, Layout
     from simbfs.graph import GraphSpec, load_graph
     from simbfs.projection import Growth
-    from simbfs.projection_cp1d import Target
-    from simbfs.projection_cp1d_mpi import MpiLevelPricer
+    from simbfs.algorithms.cp1d.project_spi import Target
+    from simbfs.algorithms.cp1d.project_mpi import MpiLevelPricer
 
     machine = load_machine("bluegene_q")
     topology = make_topology(machine.network, nodes)

@@ -1,4 +1,4 @@
-"""The cp2d projection (simbfs/projection_cp2d.py): checked against
+"""The cp2d projection (simbfs/algorithms/cp2d/project.py): checked against
 execution where both are possible, and its closed forms against what they
 stand for (random columns, the engine's exchange pricing)."""
 
@@ -10,7 +10,7 @@ from simbfs.engine import Network
 from simbfs.engine.topology import Torus, make_topology
 from simbfs.errors import UserError
 from simbfs.machine import load_machine
-from simbfs.projection_cp2d import GRID_NODES_MAX, GridPatterns, Target, exchange, new_columns
+from simbfs.algorithms.cp2d.project import GRID_NODES_MAX, GridPatterns, Target, exchange, new_columns
 from simbfs.runner import RunConfig, run
 
 BAR = 0.10  # issue 3: projected TEPS within 10% of executed TEPS

@@ -1,19 +1,19 @@
 """BFS algorithms that run inside the simulation, by name.
 
-Each variant lives in its own module whose header says what it implements
-and from which paper section. Register new ones in ``ALGORITHMS``.
+One package per paper algorithm family (bsp1d, cp1d, cp2d, cell), each with
+its level work, pricing, executed run and projection, and an ``ALGORITHMS``
+dict of its variants; base.py states the contract every algorithm
+implements. Register a new family's variants here
+(docs/howto/add-an-algorithm.md).
 """
 
 from __future__ import annotations
 
 from ..errors import UserError
-from .bsp1d import ALGORITHM_VARIANTS as _BSP1D
-from .cell_spe import ALGORITHM_VARIANTS as _CELL
-from .cp1d_mpi import ALGORITHM_VARIANTS as _CP1D_MPI
-from .cp1d_spi import ALGORITHM_VARIANTS as _CP1D_SPI
-from .cp2d import ALGORITHM_VARIANTS as _CP2D
+from . import bsp1d, cell, cp1d, cp2d
+from .base import Algorithm, Projection
 
-ALGORITHMS = {**_BSP1D, **_CELL, **_CP1D_SPI, **_CP1D_MPI, **_CP2D}
+ALGORITHMS: dict[str, Algorithm] = {**bsp1d.ALGORITHMS, **cell.ALGORITHMS, **cp1d.ALGORITHMS, **cp2d.ALGORITHMS}
 
 
 def get_algorithm(name: str):
@@ -27,7 +27,7 @@ def get_algorithm(name: str):
         raise UserError(f"unknown algorithm {base!r}; choose one of {', '.join(sorted(ALGORITHMS))}") from None
     if not colon:
         return algorithm
-    if not hasattr(algorithm, "with_options"):
+    if not algorithm.takes_options:
         raise UserError(f"{base} takes no options; use --algorithm {base}")
     if not options:
         raise UserError(f"no options after {base}:; write {base}:key=value,... (e.g. {base}:compression=off) "
@@ -43,4 +43,4 @@ def get_algorithm(name: str):
     return algorithm.with_options(name, settings)
 
 
-__all__ = ["ALGORITHMS", "get_algorithm"]
+__all__ = ["ALGORITHMS", "Algorithm", "Projection", "get_algorithm"]

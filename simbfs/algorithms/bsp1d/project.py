@@ -37,8 +37,8 @@ says why each is reasonable and where it is not):
    in the executed ``bsp1d`` timeline.
 
 This module projects the level-synchronous 1D algorithms (``bsp1d-do``,
-``bsp1d-topdown``); simbfs/projection_cp1d.py projects the paper's own
-``cp1d-spi``. Every output of a projection says "projected".
+``bsp1d-topdown``); the shared steps are in simbfs/projection/. Every
+output of a projection says "projected".
 """
 
 from __future__ import annotations
@@ -50,89 +50,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .algorithms.bsp1d import (BSP1D, bottom_up_cycles, first_frontier_neighbour, top_down_receive_cycles,
-                              top_down_send_cycles)
-from .bfs import bfs_reference
-from .bfs.direction import BOTTOM_UP, TOP_DOWN
-from .bfs.adjacency import neighbour_slots
-from .engine.costs import (NO_EXCHANGE, ExchangeCost, allgather_time, allreduce_time, exchange_cost,
-                           link_seconds, port_seconds, route_latency)
-from .engine.messaging import DirectPackets
-from .engine.topology import Topology
-from .errors import UserError
-from .graph import Graph
-from .graph.kronecker_theory import degree_moments
-from .machine.model import Machine
-from .records import LevelRecord
+from ...bfs import bfs_reference
+from ...bfs.adjacency import neighbour_slots
+from ...bfs.direction import BOTTOM_UP, TOP_DOWN
+from ...engine.costs import (NO_EXCHANGE, ExchangeCost, allgather_time, allreduce_time, exchange_cost,
+                             port_seconds, route_latency)
+from ...engine.messaging import DirectPackets
+from ...engine.topology import Topology
+from ...graph import Graph
+from ...machine.model import Machine
+from ...projection import (Growth, Moments, NodeLoad, busiest_link_seconds, extreme_z, longest_route_hops, node_load,
+                           poisson_ceil_mean)
+from ...records import LevelRecord
+from .execute import bottom_up_cycles, first_frontier_neighbour, top_down_receive_cycles, top_down_send_cycles
 
 # The level-synchronous profile is taken on the target's node count.
 PROFILE_VERTEX_PER_NODE = True
-
-
-@dataclass(frozen=True)
-class Growth:
-    """How a Kronecker graph's (simple) degrees change from the profile
-    scale to the target scale: closed forms of simbfs.graph.kronecker_theory,
-    which match generated graphs within 1% at scales 14 to 22."""
-
-    second: float  # ratio of E[d^2]
-    mean: float  # ratio of the mean degree
-    largest: float  # ratio of the heaviest vertex's degree
-    profile_mean_degree: float
-    profile_max_degree: float
-
-    @classmethod
-    def between(cls, profile_scale: int, target_scale: int, edgefactor: int) -> "Growth":
-        before, after = degree_moments(profile_scale, edgefactor), degree_moments(target_scale, edgefactor)
-        return cls(second=after.second / before.second, mean=after.mean / before.mean,
-                   largest=after.largest / before.largest, profile_mean_degree=before.mean,
-                   profile_max_degree=before.largest)
-
-    def of_vertex(self, degree: float) -> float:
-        """Growth of a value held by a vertex of ``degree``: the mean's for a
-        vertex of mean degree, the hub's for the heaviest, log-interpolated
-        in between."""
-        low, high = self.profile_mean_degree, self.profile_max_degree
-        if degree <= low or high <= low:
-            return self.mean
-        position = min(1.0, math.log(degree / low) / math.log(high / low))
-        return self.mean * (self.largest / self.mean) ** position
-
-
-def grown_degrees(growth: Growth, degrees: np.ndarray) -> np.ndarray:
-    """Each degree grown to the target scale with its own vertex's growth."""
-    values, inverse = np.unique(np.asarray(degrees, dtype=np.float64), return_inverse=True)
-    return (values * np.array([growth.of_vertex(float(d)) for d in values]))[inverse.reshape(-1)]
-
-
-# Per-vertex values are kept individually for levels touching at most this
-# many vertices (they may be seed levels).
-SEED_ITEMS = 1 << 16
-
-
-@dataclass
-class Moments:
-    """Sum, sum of squares and maximum of a per-vertex quantity over n
-    vertices, and the degree of the vertex holding the maximum."""
-
-    total: float
-    squares: float
-    largest: float
-    largest_degree: float
-    # (value, degree) of every vertex with a nonzero value, when there are
-    # few (the seed levels around the root: see project_root)
-    items: np.ndarray | None = None
-
-    @classmethod
-    def of(cls, values: np.ndarray, degree: np.ndarray) -> "Moments":
-        values = np.asarray(values, dtype=np.float64)
-        if values.size == 0:
-            return cls(0.0, 0.0, 0.0, 0.0)
-        top = int(values.argmax())
-        nonzero = np.flatnonzero(values)
-        items = np.stack([values[nonzero], degree[nonzero]], axis=1) if len(nonzero) <= SEED_ITEMS else None
-        return cls(float(values.sum()), float(np.dot(values, values)), float(values[top]), float(degree[top]),
-                   items)
 
 
 @dataclass
@@ -157,7 +90,7 @@ class RootProfile:
     adjacency_entries: int  # of the profile graph (CSR entries)
 
 
-def profile_roots(graph: Graph, roots, machine: Machine, nodes: int, algorithm: BSP1D) -> list[RootProfile]:
+def profile_roots(graph: Graph, roots, machine: Machine, nodes: int, algorithm) -> list[RootProfile]:
     """Step 1: per-vertex work moments of every level, from real BFS runs.
 
     Roots are profiled on a thread pool (numpy releases the GIL in the
@@ -167,7 +100,7 @@ def profile_roots(graph: Graph, roots, machine: Machine, nodes: int, algorithm: 
         return list(pool.map(lambda root: _profile_root(graph, int(root), machine, nodes, algorithm), roots))
 
 
-def _profile_root(graph: Graph, root: int, machine: Machine, nodes: int, algorithm: BSP1D) -> RootProfile:
+def _profile_root(graph: Graph, root: int, machine: Machine, nodes: int, algorithm) -> RootProfile:
     costs = machine.node.compute
     remote_share = (nodes - 1) / nodes
     degree = graph.degree.astype(np.float64)
@@ -222,12 +155,6 @@ def _probes(graph: Graph, vertices: np.ndarray, in_frontier: np.ndarray) -> np.n
     return examined
 
 
-@dataclass
-class NodeLoad:
-    mean: float
-    busiest: float
-
-
 def seed_node_load(moments: Moments, nodes: int, growth: Growth) -> NodeLoad:
     """Step 3 for a seed level: the same few vertices at any scale, each
     value grown with its own degree; the busiest node holds the largest."""
@@ -249,70 +176,6 @@ def spread_load(moments: Moments, scale_values: float, nodes: int) -> NodeLoad:
     spread = math.sqrt(moments.squares / nodes) * scale_values
     return NodeLoad(mean=mean, busiest=max(mean + extreme_z(nodes) * spread,
                                            moments.largest * scale_values + mean))
-
-
-def node_load(moments: Moments, profile_vertices: int, target_vertices: int, nodes: int,
-              growth: Growth, mean_growth: float = 1.0) -> NodeLoad:
-    """Steps 2 and 3: the mean and busiest node's sum of a per-vertex quantity.
-    ``mean_growth``: how the per-vertex mean grows (the mean degree's growth
-    for work proportional to degree, none for work per vertex)."""
-    if moments.total == 0:
-        return NodeLoad(0.0, 0.0)
-    mean = moments.total / profile_vertices * mean_growth
-    second = moments.squares / profile_vertices * growth.second
-    largest = moments.largest * growth.of_vertex(moments.largest_degree)
-    variance = max(second - mean * mean, 0.0)
-    k = target_vertices / nodes
-    gaussian = k * mean + extreme_z(nodes) * math.sqrt(variance * k)
-    heaviest = largest + mean * max(k - 1, 0.0)
-    return NodeLoad(mean=k * mean, busiest=max(gaussian, heaviest, k * mean))
-
-
-def extreme_z(count: int) -> float:
-    """Typical largest of ``count`` standard normal draws (0 for one)."""
-    if count < 2:
-        return 0.0
-    if count == 2:
-        return 1 / math.sqrt(math.pi)  # exact mean of the larger of two
-    a = math.sqrt(2 * math.log(count))
-    # Gumbel approximation of the maximum: location plus Euler's gamma / a (its mean)
-    return a - (math.log(math.log(count)) + math.log(4 * math.pi)) / (2 * a) + 0.5772156649 / a
-
-
-def poisson_ceil_mean(rate: float, unit: float) -> float:
-    """E[ceil(X / unit)] for X ~ Poisson(rate) edges and ``unit`` edges per packet."""
-    if rate <= 0:
-        return 0.0
-    if rate > 5e3:
-        return rate / unit + 0.5
-    top = int(rate + 12 * math.sqrt(rate) + 12)
-    x = np.arange(top + 1, dtype=np.float64)
-    log_pmf = x * math.log(rate) - rate - np.array([math.lgamma(v + 1) for v in x])
-    return float(np.dot(np.exp(log_pmf), np.ceil(x / unit)))
-
-
-def busiest_link_seconds(topology: Topology, net, all_wire: float, out_wire: float, in_wire: float) -> float:
-    """The busiest link's time for ``all_wire`` bytes spread uniformly over
-    all pairs, when the busiest sender sends ``out_wire`` and the busiest
-    receiver gets ``in_wire``: uniform background traffic (which already
-    holds a typical node's own traffic), plus, on the busiest sender's
-    first-hop (or the busiest receiver's last-hop) link, that node's share
-    of its traffic beyond a typical node's."""
-    nodes = topology.nodes
-    if nodes < 2 or all_wire <= 0:
-        return 0.0
-    background = topology.uniform_max_link_load(all_wire / (nodes * (nodes - 1)))
-    typical_wire = all_wire / nodes
-    out_share, in_share = topology.hot_link_shares()
-    excess = max((out_wire - typical_wire) * out_share, (in_wire - typical_wire) * in_share, 0.0)
-    return link_seconds(background + excess, net)
-
-
-def longest_route_hops(topology: Topology, talking_pairs: float) -> int:
-    """The longest route among ``talking_pairs`` random pairs: the typical
-    maximum of that many draws from the hop distribution."""
-    cdf = np.cumsum(topology.hop_distribution())
-    return int(np.searchsorted(cdf ** max(talking_pairs, 1.0), 0.5))
 
 
 def exchange_estimate(machine: Machine, topology: Topology, sent: NodeLoad, received: NodeLoad,
@@ -428,7 +291,7 @@ def project_root(profile: RootProfile, machine: Machine, topology: Topology, pro
     return edges, total, records
 
 
-def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm: BSP1D, profile_scale: int,
+def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm, profile_scale: int,
             target_scale: int, edgefactor: int, progress=lambda message: None) -> list:
     """Steps 1-4 for every search key: [(root, edges, time, records)]."""
     profiles = profile_roots(graph, keys, machine, topology.nodes, algorithm)
@@ -437,17 +300,3 @@ def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm:
         edges, time_s, records = project_root(profile, machine, topology, profile_scale, target_scale, edgefactor)
         results.append((profile.root, edges, time_s, records))
     return results
-
-
-def projection_module(algorithm):
-    """The module that projects ``algorithm`` (its class names it in
-    ``projection``), or a UserError. A module provides ``project`` and
-    says, in ``PROFILE_VERTEX_PER_NODE``, whether its profile graph needs a
-    vertex per target node."""
-    import importlib
-
-    module = getattr(algorithm, "projection", None)
-    if module is None:
-        raise UserError(f"--mode project is available for bsp1d-do, bsp1d-topdown, cp1d-spi, cp1d-mpi and cp2d, not for "
-                        f"{algorithm.name}; execute it instead (--mode execute) at a size this computer can hold")
-    return importlib.import_module(module)

@@ -66,11 +66,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bfs.adjacency import neighbour_slots
-from ..engine.costs import link_seconds, route_latency
-from ..errors import UserError
-from ..graph import Graph
-from ..machine.model import CP1DModel, Machine
+from ...bfs.adjacency import neighbour_slots
+from ...engine.costs import link_seconds, route_latency
+from ...errors import UserError
+from ...graph import Graph
+from ...machine.model import CP1DModel, Machine
 
 REPRESENTATIONS = ("coarse-index", "skip-list", "edge-list")
 HEAVY_SHARE_LIMIT = 1024  # at most one heavy vertex per this many vertices

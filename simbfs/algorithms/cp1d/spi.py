@@ -37,14 +37,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bfs.direction import BOTTOM_UP, TOP_DOWN
-from ..engine import Simulation, run_node_programs
-from ..engine.messaging import DirectPackets
-from ..errors import UserError
-from ..graph import Graph
-from ..records import LevelRecord, RootRun, without_rounding_noise
-from . import cp1d
-from .cp1d import CP1DOptions, Layout, LevelWork, Traffic
+from ...bfs.direction import BOTTOM_UP, TOP_DOWN
+from ...engine import NULL_RECORDER, Simulation, run_node_programs
+from ...engine.messaging import DirectPackets
+from ...errors import UserError
+from ...graph import Graph
+from ..base import Algorithm
+from ...records import LevelRecord, RootRun, without_rounding_noise
+from . import work as cp1d
+from .work import CP1DOptions, Layout, LevelWork, Traffic
 
 
 def calc_direction(frontier_edges: int, unvisited_vertices: int) -> str:
@@ -96,11 +97,12 @@ class NeverVisible:
         return np.full(len(prober), np.inf)
 
 
-class CP1DSPI:
+class CP1DSPI(Algorithm):
     """Seed 000's asynchronous direction-optimising 1D BFS over SPI."""
 
     directed_graphs = False
-    projection = "simbfs.projection_cp1d"  # --mode project
+    takes_options = True
+    requires = ("cp1d",)
 
     def __init__(self, name: str, options: CP1DOptions = CP1DOptions()):
         self.name = name
@@ -144,7 +146,7 @@ class CP1DSPI:
             self._layouts[key] = Layout(graph, sim.nodes, threads, heavy, cp.index_stride)
         return self._layouts[key]
 
-    def run(self, sim: Simulation, graph: Graph, root: int) -> RootRun:
+    def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         return _Run(self, sim, graph, root).execute()
 
 
@@ -334,8 +336,3 @@ def bottleneck(cpu_s: float, inject_s: float, eject_s: float, link_s: float, mem
     """The resource that bounds a level's busy time (ties: the first named)."""
     terms = {"compute": cpu_s, "injection": inject_s, "ejection": eject_s, "link": link_s, "memory": memory_s}
     return max(terms, key=terms.get)
-
-
-ALGORITHM_VARIANTS = {
-    "cp1d-spi": CP1DSPI("cp1d-spi"),
-}

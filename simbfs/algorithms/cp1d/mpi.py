@@ -34,14 +34,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..bfs.direction import TOP_DOWN
-from ..engine import Simulation
-from ..engine.messaging import MPIMessages
-from ..graph import Graph
-from ..records import LevelRecord, RootRun, without_rounding_noise
-from . import cp1d
-from .cp1d import _add
-from .cp1d_spi import CP1DSPI, Cp1dRun, NeverVisible
+from ...bfs.direction import TOP_DOWN
+from ...engine import NULL_RECORDER, Simulation
+from ...engine.messaging import MPIMessages
+from ...graph import Graph
+from ...records import LevelRecord, RootRun, without_rounding_noise
+from . import work as cp1d
+from .work import _add
+from .spi import CP1DSPI, Cp1dRun, NeverVisible
 
 SCAN_OPS = ("index_word", "vertex_header", "edge_entry", "bitmap_test")
 
@@ -49,7 +49,6 @@ SCAN_OPS = ("index_word", "vertex_header", "edge_entry", "bitmap_test")
 class CP1DMPI(CP1DSPI):
     """Seed 000's bulk-synchronous MPI 1D BFS (IV-B)."""
 
-    projection = "simbfs.projection_cp1d_mpi"  # --mode project
 
     @property
     def summary(self) -> str:
@@ -59,7 +58,7 @@ class CP1DMPI(CP1DSPI):
     def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
         return mpi_memory_bytes(machine, num_vertices, num_directed_edges, nodes)
 
-    def run(self, sim: Simulation, graph: Graph, root: int) -> RootRun:
+    def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         return _Run(self, sim, graph, root).execute()
 
 
@@ -187,8 +186,3 @@ class _Run(Cp1dRun):
         ))
         self._plan = None
         self.advance(work)
-
-
-ALGORITHM_VARIANTS = {
-    "cp1d-mpi": CP1DMPI("cp1d-mpi"),
-}

@@ -56,21 +56,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .algorithms import cp1d
-from .algorithms.bsp1d import gather_adjacency
-from .algorithms.cp2d import (FRONTIER_ID_BYTES, WORD_BYTES, bitmap_working_set_bytes, grid_shape, op_cycles,
+from ..cp1d import work as cp1d
+from ..bsp1d.execute import gather_adjacency
+from .execute import (FRONTIER_ID_BYTES, WORD_BYTES, bitmap_working_set_bytes, grid_shape, op_cycles,
                               phase_seconds, scan_operations)
-from .bfs import bfs_reference
-from .bfs.direction import TOP_DOWN
-from .engine.costs import (NO_EXCHANGE, ExchangeCost, allreduce_time, exchange_cost, link_seconds, port_seconds,
+from ...bfs import bfs_reference
+from ...bfs.direction import TOP_DOWN
+from ...engine.costs import (NO_EXCHANGE, ExchangeCost, allreduce_time, exchange_cost, link_seconds, port_seconds,
                            route_latency)
-from .engine.messaging import DirectPackets
-from .engine.topology import Topology
-from .errors import UserError
-from .graph import Graph
-from .machine.model import Machine
-from .projection import Growth, Moments, NodeLoad, extreme_z, grown_degrees, node_load, poisson_ceil_mean
-from .records import LevelRecord
+from ...engine.messaging import DirectPackets
+from ...engine.topology import Topology
+from ...errors import UserError
+from ...graph import Graph
+from ...machine.model import Machine
+from ...projection import Growth, Moments, NodeLoad, extreme_z, grown_degrees, node_load, poisson_ceil_mean
+from ...records import LevelRecord
 
 # The profile needs no layout on the target's nodes (columns enter in closed form).
 PROFILE_VERTEX_PER_NODE = False

@@ -11,7 +11,7 @@ two bottom-up: probes, then answers)
 then the busiest final pass (decode and claim) and the closing allreduce.
 Nothing overlaps, and a remote claim is never visible within a level.
 
-The projection is simbfs/projection_cp1d.py's, on the same virtual layout
+The projection is simbfs/algorithms/cp1d/project_spi.py's, on the same virtual layout
 and level functions, with these terms priced instead of the SPI ones
 (docs/background/projection.md, "cp1d-mpi"):
 
@@ -34,15 +34,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from .algorithms import cp1d
-from .algorithms.cp1d_mpi import SCAN_OPS, mpi_rounds
-from .algorithms.cp1d_spi import NeverVisible
-from .bfs.direction import TOP_DOWN
-from .engine.costs import exchange_cost, link_seconds, port_seconds, route_latency
-from .engine.messaging import MPIMessages
-from .projection import busiest_link_seconds, longest_route_hops
-from .projection_cp1d import EDGE_OPS, LevelPricer, Spread, project_with
-from .records import LevelRecord
+from . import work as cp1d
+from .mpi import SCAN_OPS, mpi_rounds
+from .spi import NeverVisible
+from ...bfs.direction import TOP_DOWN
+from ...engine.costs import exchange_cost, link_seconds, port_seconds, route_latency
+from ...engine.messaging import MPIMessages
+from ...projection import busiest_link_seconds, longest_route_hops
+from .project_spi import EDGE_OPS, LevelPricer, Spread, project_with
+from ...records import LevelRecord
 
 # The profile is laid out on virtual nodes, as for cp1d-spi.
 PROFILE_VERTEX_PER_NODE = False

@@ -65,18 +65,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .algorithms import cp1d
-from .algorithms.cp1d import CP1DOptions, Layout, LevelWork
-from .algorithms.cp1d_spi import NeverVisible, bottleneck, calc_direction
-from .bfs.direction import BOTTOM_UP, TOP_DOWN
-from .engine.costs import allreduce_time, port_seconds, route_latency
-from .engine.messaging import DirectPackets
-from .engine.topology import Topology
-from .graph import Graph
-from .graph.kronecker_theory import expected_simple_degrees
-from .machine.model import Machine
-from .projection import Growth, extreme_z, grown_degrees, busiest_link_seconds, longest_route_hops, poisson_ceil_mean
-from .records import LevelRecord
+from . import work as cp1d
+from .work import CP1DOptions, Layout, LevelWork
+from .spi import NeverVisible, bottleneck, calc_direction
+from ...bfs.direction import BOTTOM_UP, TOP_DOWN
+from ...engine.costs import allreduce_time, port_seconds, route_latency
+from ...engine.messaging import DirectPackets
+from ...engine.topology import Topology
+from ...graph import Graph
+from ...graph.kronecker_theory import expected_simple_degrees
+from ...machine.model import Machine
+from ...projection import Growth, extreme_z, grown_degrees, busiest_link_seconds, longest_route_hops, poisson_ceil_mean
+from ...records import LevelRecord
 
 # The profile is laid out on virtual nodes (at most one per 256 profile vertices).
 PROFILE_VERTEX_PER_NODE = False

@@ -69,12 +69,13 @@ from dataclasses import dataclass
 import numpy as np
 import simpy
 
-from ..bfs.adjacency import neighbour_slots
-from ..engine import NULL_RECORDER, Simulation
-from ..errors import UserError
-from ..graph import Graph
-from ..records import LevelRecord, RootRun
-from ..units import format_quantity
+from ...bfs.adjacency import neighbour_slots
+from ...engine import NULL_RECORDER, Simulation
+from ...errors import UserError
+from ...graph import Graph
+from ..base import Algorithm
+from ...records import LevelRecord, RootRun
+from ...units import format_quantity
 
 
 # --------------------------------------------------------------- data layout
@@ -291,10 +292,11 @@ def plan_level(graph: Graph, layout: Layout, queues: list[np.ndarray], visited: 
 
 
 # -------------------------------------------------------------- the algorithm
-class CellSPE:
+class CellSPE(Algorithm):
     """Algorithm 3 on N SPEs; ``overlapped`` selects the Fig. 4 schedule."""
 
     directed_graphs = True  # the paper's graphs: E_v as generated (GraphSpec.directed)
+    requires = ("spe", "dma")
 
     def __init__(self, name: str, overlapped: bool):
         self.name = name
@@ -593,9 +595,3 @@ class _Run:
             self.env.process(self.spe_program(rank))
         self.env.run()
         return RootRun(root=self.root, parent=self.parent, time_s=self.env.now, levels=self.records)
-
-
-ALGORITHM_VARIANTS = {
-    "cell-bsp": CellSPE("cell-bsp", overlapped=False),
-    "cell-overlap": CellSPE("cell-overlap", overlapped=True),
-}

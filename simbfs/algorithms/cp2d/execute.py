@@ -81,14 +81,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..bfs.direction import TOP_DOWN
-from ..engine import Simulation, run_node_programs
-from ..errors import UserError
-from ..graph import Graph
-from ..machine.model import Machine
-from ..records import LevelRecord, RootRun, without_rounding_noise
-from . import cp1d
-from .bsp1d import gather_adjacency
+from ...bfs.direction import TOP_DOWN
+from ...engine import NULL_RECORDER, Simulation, run_node_programs
+from ...errors import UserError
+from ...graph import Graph
+from ...machine.model import Machine
+from ..base import Algorithm
+from ...records import LevelRecord, RootRun, without_rounding_noise
+from ..cp1d import work as cp1d
+from ..bsp1d.execute import gather_adjacency
 
 # Bytes of one frontier vertex in an expand list: a 32-bit id local to its
 # block (our assumption; the SC12 format is not in ../shared).
@@ -166,11 +167,11 @@ def node_memory_bytes(machine: Machine, num_vertices: int, num_directed_edges: i
     return structure + max(tuples, visit)
 
 
-class CP2D:
+class CP2D(Algorithm):
     """The previous-generation 2D BFS of seed 000's reference [4]."""
 
     directed_graphs = False
-    projection = "simbfs.projection_cp2d"  # --mode project
+    requires = ("cp1d",)
 
     def __init__(self, name: str):
         self.name = name
@@ -187,7 +188,7 @@ class CP2D:
     def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
         return node_memory_bytes(machine, num_vertices, num_directed_edges, nodes)
 
-    def run(self, sim: Simulation, graph: Graph, root: int) -> RootRun:
+    def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         return _Run(self, sim, graph, root).execute()
 
 
@@ -392,8 +393,3 @@ class _Run:
     def execute(self) -> RootRun:
         time_s = run_node_programs(self.ctx, self.node_program, self.N)
         return RootRun(root=self.root, parent=self.parent, time_s=time_s, levels=self.records)
-
-
-ALGORITHM_VARIANTS = {
-    "cp2d": CP2D("cp2d"),
-}

@@ -48,11 +48,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..bfs.adjacency import neighbour_slots
-from ..bfs.direction import BOTTOM_UP, TOP_DOWN, choose_direction
-from ..engine import Simulation, run_node_programs
-from ..graph import Graph
-from ..records import LevelRecord, RootRun, without_rounding_noise
+from ...bfs.adjacency import neighbour_slots
+from ...bfs.direction import BOTTOM_UP, TOP_DOWN, choose_direction
+from ...engine import NULL_RECORDER, Simulation, run_node_programs
+from ...graph import Graph
+from ..base import Algorithm
+from ...records import LevelRecord, RootRun, without_rounding_noise
 
 
 def gather_adjacency(graph: Graph, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,13 +134,12 @@ class _LevelWork:
     recv_s: list[float] | None = None
 
 
-class BSP1D:
+class BSP1D(Algorithm):
     """Level-synchronous 1D BFS; ``direction_optimising`` switches bottom-up on."""
 
     # Bottom-up levels search a vertex's own adjacency for a parent: the
     # adjacency must be symmetric.
     directed_graphs = False
-    projection = "simbfs.projection"  # the module that projects it (--mode project)
 
     def __init__(self, name: str, direction_optimising: bool, alpha: float = 15.0, beta: float = 18.0):
         self.name = name
@@ -163,7 +163,7 @@ class BSP1D:
         return 8 * local_vertices + 4 * local_edges + 8 * local_vertices + bitmap + 2 * 8 * local_edges
 
     # ------------------------------------------------------------------ run
-    def run(self, sim: Simulation, graph: Graph, root: int) -> RootRun:
+    def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         return _Run(self, sim, graph, root).execute()
 
 
@@ -374,9 +374,3 @@ class _Run:
     def execute(self) -> RootRun:
         time_s = run_node_programs(self.ctx, self.node_program, self.N)
         return RootRun(root=self.root, parent=self.parent, time_s=time_s, levels=self.records)
-
-
-ALGORITHM_VARIANTS = {
-    "bsp1d-do": BSP1D("bsp1d-do", direction_optimising=True),
-    "bsp1d-topdown": BSP1D("bsp1d-topdown", direction_optimising=False),
-}

@@ -1,0 +1,81 @@
+"""The contract every BFS algorithm implements.
+
+An algorithm is one paper's BFS (or the generic bsp1d) as it runs inside the
+simulation. Its package (``algorithms/<family>/``) holds its level work, its
+pricing (pure functions of counts, shared by execution and projection), its
+executed run and, where it has one, its projection. The runner uses only what
+is listed here, and never probes for anything else.
+
+Attributes
+    ``name``: as given on the command line, options included
+    (``cp1d-spi:compression=off``).
+    ``summary``: one line for reports.
+    ``directed_graphs``: whether it runs on directed adjacency lists (the
+    Cell paper's graphs); bottom-up algorithms need undirected ones.
+    ``takes_options``: whether ``name:key=value,...`` variants exist.
+    ``requires``: the machine sections it reads (besides the core roles),
+    e.g. ``("cp1d",)``; the runner refuses a machine without them before
+    anything is generated.
+    ``projection``: a :class:`Projection`, or None when the algorithm can
+    only be executed.
+
+Methods
+    ``with_options(name, settings)``: the variant for ``settings`` (option
+    name -> text), or a UserError naming the bad option.
+    ``check(machine, num_vertices, nodes)``: refuse, with a UserError, a run
+    this algorithm cannot do on that machine (too many threads, buffers that
+    do not fit); called before the graph is generated.
+    ``node_memory_bytes(num_vertices, num_directed_edges, nodes, machine)``:
+    peak bytes one node needs, for the runner's memory check.
+    ``run(sim, graph, root, recorder)``: one BFS from ``root`` on the
+    simulation ``sim``; returns a RootRun (parent array, simulated time,
+    one LevelRecord per level: records.py lists the fields every algorithm
+    fills and those only some do). Activity is reported to ``recorder``
+    (engine/recorder.py) as spans; a recorder never changes timing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import UserError
+
+
+@dataclass(frozen=True)
+class Projection:
+    """How an algorithm is projected (--mode project).
+
+    ``project(graph, keys, machine, topology, algorithm, profile_scale,
+    target_scale, edgefactor, progress)`` returns, per search key of the
+    profile graph, ``(root, edges, time_s, level_records)`` at the target.
+    ``profile_vertex_per_node``: whether the profile graph needs at least
+    one vertex per target node."""
+
+    project: Callable
+    profile_vertex_per_node: bool
+
+
+class Algorithm:
+    """Base class; the module docstring states the whole contract."""
+
+    name: str = "abstract"
+    summary: str = ""
+    directed_graphs: bool = False
+    takes_options: bool = False
+    requires: tuple[str, ...] = ()
+    projection: Projection | None = None
+
+    def with_options(self, name: str, settings: dict) -> "Algorithm":
+        base = name.partition(":")[0]
+        raise UserError(f"{base} takes no options; use --algorithm {base}")
+
+    def check(self, machine, num_vertices: int, nodes: int) -> None:
+        """Nothing to refuse by default."""
+
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int,
+                          machine=None) -> float:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def run(self, sim, graph, root: int, recorder=None):  # pragma: no cover - interface
+        raise NotImplementedError

@@ -1,0 +1,11 @@
+"""Villa et al.'s SPE BFS on the Cell BE (seed 001): ``cell-bsp`` and
+``cell-overlap``. execute.py holds the level plan, its DMA and local-store
+pricing and the executed run; it has no projection.
+"""
+
+from .execute import CellSPE
+
+ALGORITHMS = {
+    "cell-bsp": CellSPE("cell-bsp", overlapped=False),
+    "cell-overlap": CellSPE("cell-overlap", overlapped=True),
+}

@@ -1,0 +1,164 @@
+"""What every projection shares (docs/background/projection.md).
+
+A projection predicts a run too large to execute here from a real BFS at a
+smaller *profile* scale, and says "projected" in every output. Each paper
+algorithm's package holds its own projection (``algorithms/<family>/
+project*.py``) and prices the target with the same pure cost functions as
+its executed run; this package holds what they have in common:
+
+* how a Graph500 Kronecker graph grows with scale (:class:`Growth`, from
+  the closed forms of simbfs.graph.kronecker_theory) and per-vertex work
+  moments (:class:`Moments`);
+* how per-vertex work adds up on a target node: the mean node and the
+  busiest one (:func:`node_load`, :func:`extreme_z`);
+* expected packet counts (:func:`poisson_ceil_mean`);
+* closed forms of an exchange's network loads on the target's topology
+  (:func:`busiest_link_seconds`, :func:`longest_route_hops`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..engine.costs import link_seconds
+from ..engine.topology import Topology
+from ..graph.kronecker_theory import degree_moments
+
+
+@dataclass(frozen=True)
+class Growth:
+    """How a Kronecker graph's (simple) degrees change from the profile
+    scale to the target scale: closed forms of simbfs.graph.kronecker_theory,
+    which match generated graphs within 1% at scales 14 to 22."""
+
+    second: float  # ratio of E[d^2]
+    mean: float  # ratio of the mean degree
+    largest: float  # ratio of the heaviest vertex's degree
+    profile_mean_degree: float
+    profile_max_degree: float
+
+    @classmethod
+    def between(cls, profile_scale: int, target_scale: int, edgefactor: int) -> "Growth":
+        before, after = degree_moments(profile_scale, edgefactor), degree_moments(target_scale, edgefactor)
+        return cls(second=after.second / before.second, mean=after.mean / before.mean,
+                   largest=after.largest / before.largest, profile_mean_degree=before.mean,
+                   profile_max_degree=before.largest)
+
+    def of_vertex(self, degree: float) -> float:
+        """Growth of a value held by a vertex of ``degree``: the mean's for a
+        vertex of mean degree, the hub's for the heaviest, log-interpolated
+        in between."""
+        low, high = self.profile_mean_degree, self.profile_max_degree
+        if degree <= low or high <= low:
+            return self.mean
+        position = min(1.0, math.log(degree / low) / math.log(high / low))
+        return self.mean * (self.largest / self.mean) ** position
+
+
+def grown_degrees(growth: Growth, degrees: np.ndarray) -> np.ndarray:
+    """Each degree grown to the target scale with its own vertex's growth."""
+    values, inverse = np.unique(np.asarray(degrees, dtype=np.float64), return_inverse=True)
+    return (values * np.array([growth.of_vertex(float(d)) for d in values]))[inverse.reshape(-1)]
+
+
+# Per-vertex values are kept individually for levels touching at most this
+# many vertices (they may be seed levels).
+SEED_ITEMS = 1 << 16
+
+
+@dataclass
+class Moments:
+    """Sum, sum of squares and maximum of a per-vertex quantity over n
+    vertices, and the degree of the vertex holding the maximum."""
+
+    total: float
+    squares: float
+    largest: float
+    largest_degree: float
+    # (value, degree) of every vertex with a nonzero value, when there are
+    # few (the seed levels around the root: see project_root)
+    items: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, values: np.ndarray, degree: np.ndarray) -> "Moments":
+        values = np.asarray(values, dtype=np.float64)
+        if values.size == 0:
+            return cls(0.0, 0.0, 0.0, 0.0)
+        top = int(values.argmax())
+        nonzero = np.flatnonzero(values)
+        items = np.stack([values[nonzero], degree[nonzero]], axis=1) if len(nonzero) <= SEED_ITEMS else None
+        return cls(float(values.sum()), float(np.dot(values, values)), float(values[top]), float(degree[top]),
+                   items)
+
+
+@dataclass
+class NodeLoad:
+    mean: float
+    busiest: float
+
+
+def node_load(moments: Moments, profile_vertices: int, target_vertices: int, nodes: int,
+              growth: Growth, mean_growth: float = 1.0) -> NodeLoad:
+    """Steps 2 and 3: the mean and busiest node's sum of a per-vertex quantity.
+    ``mean_growth``: how the per-vertex mean grows (the mean degree's growth
+    for work proportional to degree, none for work per vertex)."""
+    if moments.total == 0:
+        return NodeLoad(0.0, 0.0)
+    mean = moments.total / profile_vertices * mean_growth
+    second = moments.squares / profile_vertices * growth.second
+    largest = moments.largest * growth.of_vertex(moments.largest_degree)
+    variance = max(second - mean * mean, 0.0)
+    k = target_vertices / nodes
+    gaussian = k * mean + extreme_z(nodes) * math.sqrt(variance * k)
+    heaviest = largest + mean * max(k - 1, 0.0)
+    return NodeLoad(mean=k * mean, busiest=max(gaussian, heaviest, k * mean))
+
+
+def extreme_z(count: int) -> float:
+    """Typical largest of ``count`` standard normal draws (0 for one)."""
+    if count < 2:
+        return 0.0
+    if count == 2:
+        return 1 / math.sqrt(math.pi)  # exact mean of the larger of two
+    a = math.sqrt(2 * math.log(count))
+    # Gumbel approximation of the maximum: location plus Euler's gamma / a (its mean)
+    return a - (math.log(math.log(count)) + math.log(4 * math.pi)) / (2 * a) + 0.5772156649 / a
+
+
+def poisson_ceil_mean(rate: float, unit: float) -> float:
+    """E[ceil(X / unit)] for X ~ Poisson(rate) edges and ``unit`` edges per packet."""
+    if rate <= 0:
+        return 0.0
+    if rate > 5e3:
+        return rate / unit + 0.5
+    top = int(rate + 12 * math.sqrt(rate) + 12)
+    x = np.arange(top + 1, dtype=np.float64)
+    log_pmf = x * math.log(rate) - rate - np.array([math.lgamma(v + 1) for v in x])
+    return float(np.dot(np.exp(log_pmf), np.ceil(x / unit)))
+
+
+def busiest_link_seconds(topology: Topology, net, all_wire: float, out_wire: float, in_wire: float) -> float:
+    """The busiest link's time for ``all_wire`` bytes spread uniformly over
+    all pairs, when the busiest sender sends ``out_wire`` and the busiest
+    receiver gets ``in_wire``: uniform background traffic (which already
+    holds a typical node's own traffic), plus, on the busiest sender's
+    first-hop (or the busiest receiver's last-hop) link, that node's share
+    of its traffic beyond a typical node's."""
+    nodes = topology.nodes
+    if nodes < 2 or all_wire <= 0:
+        return 0.0
+    background = topology.uniform_max_link_load(all_wire / (nodes * (nodes - 1)))
+    typical_wire = all_wire / nodes
+    out_share, in_share = topology.hot_link_shares()
+    excess = max((out_wire - typical_wire) * out_share, (in_wire - typical_wire) * in_share, 0.0)
+    return link_seconds(background + excess, net)
+
+
+def longest_route_hops(topology: Topology, talking_pairs: float) -> int:
+    """The longest route among ``talking_pairs`` random pairs: the typical
+    maximum of that many draws from the hop distribution."""
+    cdf = np.cumsum(topology.hop_distribution())
+    return int(np.searchsorted(cdf ** max(talking_pairs, 1.0), 0.5))
