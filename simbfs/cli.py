@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="simbfs",
         description="Discrete-event simulation of supercomputers running the Graph500 breadth-first search.",
     )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"simbfs {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -90,14 +93,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a bundled machine name (see `simbfs machines`) or the path of a machine YAML file")
     run.add_argument("--nodes", type=_positive_int, metavar="N",
                      help="simulated nodes (default: the machine's nodes.default); a torus needs a partition size")
-    run.add_argument("--scale", type=_positive_int, default=16, metavar="S",
-                     help="graph of 2^S vertices (default 16)")
-    run.add_argument("--graph", choices=("kronecker", "uniform"), default="kronecker",
-                     help="Graph500 Kronecker graph, or the uniform-arity graph of the Cell paper (default kronecker)")
-    run.add_argument("--edgefactor", type=_positive_int, default=16, metavar="E",
+    run.add_argument("--scale", type=_positive_int, metavar="S",
+                     help="graph of 2^S vertices (default: the machine's graph: scale, else 16)")
+    run.add_argument("--graph", choices=("kronecker", "uniform"),
+                     help="Graph500 Kronecker graph, or the uniform-arity graph of the Cell paper (default: the "
+                          "machine's; cell_be: uniform, the others: kronecker)")
+    run.add_argument("--edgefactor", type=_positive_int, metavar="E",
                      help="Kronecker edges per vertex (default 16, as Graph500)")
-    run.add_argument("--arity", type=_positive_float, default=16.0, metavar="A",
-                     help="uniform graph: each vertex's arity is uniform in [0, 2A] (default 16)")
+    run.add_argument("--arity", type=_positive_float, metavar="A",
+                     help="uniform graph: each vertex's arity is uniform in [0, 2A] (default: the machine's, else 16)")
     direction = run.add_mutually_exclusive_group()
     direction.add_argument("--directed", dest="directed", action="store_const", const=True, default=None,
                            help="uniform graph: keep each generated pair (v, w) as the edge v->w only "
@@ -194,12 +198,22 @@ def _cmd_run(args) -> int:
     writers = {args.json: lambda tmp: Path(tmp).write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n"),
                args.csv: lambda tmp: Path(tmp).write_text(levels_csv(doc)),
                args.plot: lambda tmp: _plot(doc, tmp)}
-    _write_all({path: write for path, write in writers.items() if path is not None})
     try:
-        print(format_run(doc))
+        _write_all({path: write for path, write in writers.items() if path is not None})
+    except Exception:
+        # checked before simulating, and failed anyway (a full disk, say):
+        # the results are still shown, and the error said once
+        _print_report(format_run(doc))
+        raise
+    _print_report(format_run(doc))
+    return status
+
+
+def _print_report(text: str) -> None:
+    try:
+        print(text)
     except BrokenPipeError:
         _silence_stdout()  # the reader went away; the exit status still tells
-    return status
 
 
 def _plot(doc: dict, path: str) -> None:
@@ -239,6 +253,9 @@ def _publish(tmp: str, path: Path) -> None:
     os.replace(tmp, path)
 
 
+PLOT_FORMATS = ("png", "pdf", "svg")
+
+
 def _check_outputs(outputs: dict[str, Path]) -> None:
     """Refuse, before any work, output paths that could not be written."""
     seen: dict[Path, str] = {}
@@ -247,12 +264,30 @@ def _check_outputs(outputs: dict[str, Path]) -> None:
         if path.resolve() in seen:
             raise UserError(f"{seen[path.resolve()]} and {flag} both name {path}; give each output its own file")
         seen[path.resolve()] = flag
+        if flag == "--plot" and path.suffix.lower().lstrip(".") not in PLOT_FORMATS:
+            raise UserError(f"--plot {path}: the picture's format comes from its extension, which must be one of "
+                            f"{', '.join('.' + f for f in PLOT_FORMATS)} (e.g. --plot {path.with_suffix('.png')})")
+        blocker = next((p for p in (parent, *parent.parents) if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            raise UserError(f"cannot write {flag} {path}: {blocker} is a file, not a directory")
         if not parent.is_dir():
             raise UserError(f"cannot write {flag} {path}: directory {parent} does not exist; create it first")
         if path.is_dir():
             raise UserError(f"{flag} {path} is a directory; give a file name inside it")
-        if not os.access(parent, os.W_OK | os.X_OK):
-            raise UserError(f"cannot write {flag} {path}: no permission to create files in {parent}")
+        _try_creating_in(parent, flag, path)
+
+
+def _try_creating_in(parent: Path, flag: str, path: Path) -> None:
+    """Create and remove a file beside the output: the only sure test that
+    it can be written (permission bits say yes on /proc, or a read-only
+    file system)."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".simbfs-", dir=parent)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UserError(f"cannot write {flag} {path}: cannot create files in {parent} "
+                        f"({exc.strerror or exc})") from None
 
 
 def _cmd_machines(args) -> int:

@@ -26,10 +26,13 @@ from .errors import UserError
 from .graph import GraphSpec, load_graph, search_keys
 from .graph.memory import check_memory
 from .machine import load_machine, machines_dir
+from .machine.model import GraphDefaults
 from .records import RootRecord
 from .units import format_quantity
 
 DEFAULT_ALGORITHM = "bsp1d-do"
+# the graph of a machine file without graph: (Graph500's edge factor)
+DEFAULT_GRAPH = GraphDefaults(kind="kronecker", scale=16, edgefactor=16, arity=16.0)
 MAX_ROOTS = 64
 
 
@@ -37,10 +40,11 @@ MAX_ROOTS = 64
 class RunConfig:
     machine: str
     nodes: int | None = None
-    scale: int = 16
-    graph: str = "kronecker"
-    edgefactor: int = 16
-    arity: float = 16.0
+    # None: the machine file's graph: default, else DEFAULT_GRAPH
+    scale: int | None = None
+    graph: str | None = None
+    edgefactor: int | None = None
+    arity: float | None = None
     roots: int = 8
     seed: int = 1
     algorithm: str | None = None
@@ -66,11 +70,8 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
     machine = load_machine(config.machine, config.overrides)
     nodes = config.nodes if config.nodes is not None else machine.default_nodes
     algorithm = get_algorithm(config.algorithm or machine.algorithm or DEFAULT_ALGORITHM)
-    directed = config.directed
-    if directed is None:
-        directed = config.graph == "uniform" and algorithm.directed_graphs
-    spec = GraphSpec(kind=config.graph, scale=config.scale, edgefactor=config.edgefactor,
-                     arity=config.arity, seed=config.seed, directed=bool(directed))
+    spec = _graph_spec(config, machine, algorithm)
+    directed = spec.directed
     if directed and not algorithm.directed_graphs:
         raise UserError(f"{algorithm.name} needs an undirected graph (its bottom-up levels look for a parent "
                         f"among a vertex's neighbours, which a directed adjacency list does not hold); "
@@ -190,6 +191,32 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
                      mode="projected", validated=False,
                      projection={"profile_scale": profile_scale, "profile_roots": "search keys of the profile graph",
                                  "method": "docs/background/projection.md"})
+
+
+def _graph_spec(config: RunConfig, machine, algorithm) -> GraphSpec:
+    """The graph to run: what the user gave, else the machine's default
+    graph (its ``graph:``), else DEFAULT_GRAPH; options that do not apply to
+    the graph's kind are refused rather than ignored."""
+    default = machine.graph or DEFAULT_GRAPH
+    kind = config.graph or default.kind
+    same_kind = default.kind == kind
+    scale = config.scale if config.scale is not None else (default.scale if same_kind else DEFAULT_GRAPH.scale)
+    if kind == "kronecker":
+        for flag, given in (("--arity", config.arity), ("--directed/--undirected", config.directed)):
+            if given is not None:
+                raise UserError(f"{flag} applies to uniform graphs (--graph uniform), not to the Graph500 Kronecker "
+                                f"graph, which is undirected; drop {flag.split('/')[0]}, or add --graph uniform")
+    elif config.edgefactor is not None:
+        raise UserError("--edgefactor applies to the Graph500 Kronecker graph; a uniform graph's size is set by "
+                        "--arity (each vertex's arity is uniform in [0, 2A]); drop --edgefactor")
+    fallback = default if same_kind else DEFAULT_GRAPH
+    edgefactor = config.edgefactor or fallback.edgefactor or DEFAULT_GRAPH.edgefactor
+    arity = config.arity or fallback.arity or DEFAULT_GRAPH.arity
+    directed = config.directed
+    if directed is None:
+        directed = kind == "uniform" and algorithm.directed_graphs
+    return GraphSpec(kind=kind, scale=scale, edgefactor=edgefactor, arity=arity, seed=config.seed,
+                     directed=bool(directed))
 
 
 def _projection(algorithm):

@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from simbfs.cli import main
+from simbfs.errors import UserError
 
 SMALL = ["--nodes", "32", "--scale", "10", "--roots", "3"]
 
@@ -232,7 +233,7 @@ def test_directed_follows_the_algorithm_unless_asked(tmp_path):
     assert json.loads(default.read_text())["graph"]["directed"] is True  # the Cell paper's graphs
     assert json.loads(forced.read_text())["graph"]["directed"] is False
     result = simbfs("run", "bluegene_q", "--nodes", "32", "--scale", "10", "--directed")
-    assert result.returncode == 2 and "only uniform graphs can be directed" in result.stderr
+    assert result.returncode == 2 and "--directed/--undirected applies to uniform graphs" in result.stderr
     result = simbfs("run", "cell_be", "--graph", "uniform", "--scale", "10", "--algorithm", "bsp1d-do", "--directed")
     assert result.returncode == 2 and "needs an undirected graph" in result.stderr
 
@@ -268,3 +269,78 @@ def test_an_algorithm_on_a_machine_without_its_section_is_refused_in_one_line(ma
         assert "--mode project is available for" in err  # no projection at all: said first
     else:
         assert len(err.splitlines()) == 1 and section in err and machine in err and "bsp1d-do" in err
+
+
+@pytest.mark.parametrize("machine", ["bluegene_q", "cell_be", "sunway_taihulight", "tsubame2"])
+def test_every_bundled_machine_runs_with_no_options(machine, tmp_path):
+    """Each machine file declares its default graph beside its default
+    algorithm (cell_be: the paper's uniform directed graph, which fits the
+    SPE local stores; was a refusal naming an arity the graph did not have)."""
+    out = tmp_path / "r.json"
+    assert main(["run", machine, "--roots", "2", "--quiet", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["all_valid"] is True
+    expected = {"cell_be": ("uniform", 14)}.get(machine, ("kronecker", 16))
+    assert (doc["graph"]["kind"], doc["graph"]["scale"]) == expected
+
+
+@pytest.mark.parametrize("args,words", [
+    (["bluegene_q", "--arity", "8"], "--arity applies to uniform graphs"),
+    (["cell_be", "--edgefactor", "8"], "--edgefactor applies to the Graph500 Kronecker graph"),
+    (["cell_be", "--graph", "uniform", "--edgefactor", "8"], "--edgefactor applies"),
+    (["bluegene_q", "--graph", "kronecker", "--undirected"], "--directed/--undirected applies to uniform graphs"),
+])
+def test_options_that_do_not_apply_to_the_graph_are_refused(args, words, capsys):
+    """Were silently ignored."""
+    assert main(["run", *args, "--scale", "10", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and words in err
+
+
+def test_version():
+    from simbfs import __version__
+
+    result = simbfs("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"simbfs {__version__}"
+
+
+def test_a_machine_file_that_is_not_utf8_is_one_line(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("name: caf\u00e9\n".encode("latin-1"))
+    result = simbfs("run", str(path))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == f"simbfs: error: {path} is not UTF-8 text (byte 9, line 1: b'\\xe9'); save it as UTF-8"
+
+
+@pytest.mark.parametrize("target,words", [
+    ("x.txt", "--plot x.txt: the picture's format comes from its extension"),
+    ("/proc/x.png", "cannot write --plot /proc/x.png: cannot create files in /proc"),
+    ("FILE/x.png", "FILE is a file, not a directory"),
+])
+def test_bad_plot_targets_are_refused_before_simulating(target, words, tmp_path):
+    """Was a matplotlib traceback after the whole simulation, losing the
+    --json file and the table."""
+    existing = tmp_path / "afile"
+    existing.write_text("")
+    target = target.replace("FILE", str(existing))
+    words = words.replace("FILE", str(existing))
+    json_out = tmp_path / "r.json"
+    result = simbfs("run", "bluegene_q", *SMALL, "--json", str(json_out), "--plot", target)
+    assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
+    assert "root 1/" not in result.stderr  # refused before any search
+    assert not json_out.exists()
+
+
+def test_a_write_that_fails_after_simulating_still_prints_the_results(tmp_path, monkeypatch, capsys):
+    """The output passed the checks, then the disk filled: one error line,
+    exit status 2, and the table on stdout all the same."""
+    import simbfs.cli as cli
+
+    def full_disk(_writers):
+        raise UserError("cannot write r.json: No space left on device")
+
+    monkeypatch.setattr(cli, "_write_all", full_disk)
+    assert main(["run", "bluegene_q", *SMALL, "--quiet", "--json", str(tmp_path / "r.json")]) == 2
+    captured = capsys.readouterr()
+    assert "harmonic_mean" in captured.out
+    assert captured.err.strip() == "simbfs: error: cannot write r.json: No space left on device"

@@ -28,6 +28,7 @@ from .model import (
     CollectiveModel,
     ComputeCosts,
     DMAModel,
+    GraphDefaults,
     Machine,
     MemoryHierarchy,
     MessagingModel,
@@ -85,9 +86,13 @@ def load_machine(name_or_path: str, overrides: list[str] | tuple[str, ...] = ())
 
 def _read_yaml(path: Path) -> dict:
     try:
-        text = path.read_text()
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise UserError(f"cannot read machine file {path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[:exc.start].count(b"\n") + 1
+        raise UserError(f"{path} is not UTF-8 text (byte {exc.start}, line {line}: {exc.object[exc.start:exc.end]!r}); "
+                        f"save it as UTF-8") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -235,6 +240,12 @@ def _check_section(data, section: S.Section, prefix: str, values, sources, probl
                 problems.add(path, f"{item!r} is not one of {', '.join(spec.choices)}")
             else:
                 values[path] = item
+        elif isinstance(spec, S.Number):
+            if isinstance(item, bool) or not isinstance(item, (int, float)) or not item > 0 \
+                    or (spec.integer and item != int(item)) or not math.isfinite(item):
+                problems.add(path, f"must be a {'whole ' if spec.integer else ''}number greater than zero, got {item!r}")
+            else:
+                values[path] = int(item) if spec.integer else float(item)
         elif isinstance(spec, S.Text):
             if not isinstance(item, str) or not item.strip():
                 problems.add(path, "must be a non-empty string")
@@ -374,6 +385,10 @@ def _cross_checks(values: dict, problems: _Problems) -> None:
         if widest > values["network.packet_payload"]:
             problems.add("cp1d", f"a packet must hold at least one edge ({widest:.0f} B with its header), "
                                  f"more than network.packet_payload")
+    kind = values.get("graph.kind")
+    for key, belongs in (("edgefactor", "kronecker"), ("arity", "uniform")):
+        if kind is not None and f"graph.{key}" in values and kind != belongs:
+            problems.add(f"graph.{key}", f"applies to {belongs} graphs, and graph.kind is {kind}; remove it")
     if values["messaging.edge_bytes"] > values["network.packet_payload"]:
         problems.add("messaging.edge_bytes", "an edge must fit in one packet payload")
     payload, granule = values["network.packet_payload"], values["network.packet_granule"]
@@ -467,6 +482,8 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
         description=v["description"],
         paper=v.get("paper"),
         algorithm=v.get("algorithm"),
+        graph=GraphDefaults(kind=v["graph.kind"], scale=v["graph.scale"], edgefactor=v.get("graph.edgefactor"),
+                            arity=v.get("graph.arity")) if "graph.kind" in v else None,
         default_nodes=v["nodes.default"],
         max_nodes=v["nodes.max"],
         node=node,

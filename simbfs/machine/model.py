@@ -220,6 +220,16 @@ class CP1DModel:
 
 
 @dataclass(frozen=True)
+class GraphDefaults:
+    """The graph a machine runs when the user names none (machine file ``graph:``)."""
+
+    kind: str
+    scale: int
+    edgefactor: int | None = None
+    arity: float | None = None
+
+
+@dataclass(frozen=True)
 class Machine:
     name: str
     description: str
@@ -236,6 +246,7 @@ class Machine:
     sources: Mapping[str, str]  # dotted parameter path -> where its value comes from
     origin: str  # file the model was loaded from
     cp1d: CP1DModel | None = None
+    graph: GraphDefaults | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "sources", MappingProxyType(dict(self.sources)))

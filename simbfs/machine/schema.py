@@ -44,6 +44,16 @@ class Text:
 
 
 @dataclass(frozen=True)
+class Number:
+    """A plain (unsourced) number: a default the user may change, not a
+    property of the hardware."""
+
+    doc: str
+    integer: bool = False
+    optional: bool = False
+
+
+@dataclass(frozen=True)
 class IntList:
     """A list of positive integers, e.g. a torus shape."""
 
@@ -86,6 +96,17 @@ SCHEMA = Section(
         "paper": Text("The seed paper the model answers to.", optional=True),
         "extends": Text("Name or path of a base machine file whose values this one overrides.", optional=True),
         "algorithm": Text("Algorithm run when --algorithm is not given.", optional=True),
+        "graph": Section(
+            optional=True,
+            doc="The graph `simbfs run MACHINE` uses when --graph, --scale, --edgefactor and --arity are not "
+                "given (default: a Graph500 Kronecker graph of scale 16, edge factor 16).",
+            fields={
+                "kind": Choice(("kronecker", "uniform"), "Graph500 Kronecker, or the Cell paper's uniform-arity graph."),
+                "scale": Number("2^scale vertices.", integer=True),
+                "edgefactor": Number("Kronecker: edges per vertex.", integer=True, optional=True),
+                "arity": Number("Uniform: each vertex's arity is uniform in [0, 2 x arity].", optional=True),
+            },
+        ),
         "nodes": Section(
             doc="Which node counts the machine has.",
             fields={
