@@ -393,9 +393,10 @@ class _Run:
         return event.value if event.processed or event.triggered else None
 
     def fetch(self, rank: int, index: int):
+        """Issue the DMA of bQ block ``index`` (the SPU spends the fetch
+        step's cycles on it) and return its transfer process."""
         engine = self.ctx.dma[rank]
-        cost = self.spe.cycles.fetch.cycles(transfers=1)
-        self.busy[rank] += self.seconds(cost)
+        yield from self.compute(rank, "fetch-issue", float(self.spe.cycles.fetch.cycles(transfers=1)))
         return self.env.process(engine.transfer(float(self.plan.fetch_blocks[rank][index]), kind="fetch"))
 
     def gather(self, rank: int, t: int):
@@ -447,7 +448,7 @@ class _Run:
             head = self.commit_offset[rank] % align
             span = np.ceil((head + chunk) / align) * align
             self.commit_offset[rank] += chunk
-            self.busy[rank] += self.seconds(self.spe.cycles.commit.cycles(transfers=1))
+            yield from self.compute(rank, "commit-issue", float(self.spe.cycles.commit.cycles(transfers=1)))
             pending.append(self.env.process(engine.transfer(float(span), kind="commit")))
 
     def step_cycles(self, step: str, t: int, rank: int, direction: str) -> float:
@@ -479,11 +480,11 @@ class _Run:
         while state["ready"] < need:
             j = state["ready"]
             if j not in state["issued"]:
-                state["issued"][j] = self.fetch(rank, j)
+                state["issued"][j] = yield from self.fetch(rank, j)
             yield from self.wait(rank, state["issued"][j], "fetch")
             state["ready"] += 1
             if j + 1 < blocks and j + 1 not in state["issued"]:
-                state["issued"][j + 1] = self.fetch(rank, j + 1)
+                state["issued"][j + 1] = yield from self.fetch(rank, j + 1)
 
     def level_overlapped(self, rank: int):
         plan = self.plan
@@ -491,21 +492,22 @@ class _Run:
         cyc = self.spe.cycles
         fetch_state = {"ready": 0, "issued": {}}
         if len(plan.fetch_blocks[rank]):
-            fetch_state["issued"][0] = self.fetch(rank, 0)
+            fetch_state["issued"][0] = yield from self.fetch(rank, 0)
         gathers = {}
         commits: list = []
         put_done = None
         if K:
             yield from self._fetch_until(rank, fetch_state, plan.chunk_fetch[0, rank])
+            yield from self.compute(rank, "gather-issue", float(cyc.gather.cycles(lists=plan.lists[0, rank], transfers=1)))
             gathers[0] = self.gather(rank, 0)
-            self.busy[rank] += self.seconds(cyc.gather.cycles(lists=plan.lists[0, rank], transfers=1))
         for t in range(K + 1):
             if t < K:
                 yield from self.wait(rank, gathers.pop(t), "gather")
                 if t + 1 < K:
                     yield from self._fetch_until(rank, fetch_state, plan.chunk_fetch[t + 1, rank])
+                    yield from self.compute(rank, "gather-issue",
+                                            float(cyc.gather.cycles(lists=plan.lists[t + 1, rank], transfers=1)))
                     gathers[t + 1] = self.gather(rank, t + 1)
-                    self.busy[rank] += self.seconds(cyc.gather.cycles(lists=plan.lists[t + 1, rank], transfers=1))
                 if put_done is not None:
                     yield from self.wait(rank, put_done, "Qout free")
                 yield from self.compute(rank, "dispatch", self.step_cycles("dispatch", t, rank, "out"))
@@ -533,10 +535,11 @@ class _Run:
             # 1. Fetch (waited for, no prefetch beyond what the step needs)
             while fetch_state["ready"] < plan.chunk_fetch[t, rank]:
                 j = fetch_state["ready"]
-                yield from self.wait(rank, self.fetch(rank, j), "fetch")
+                issued = yield from self.fetch(rank, j)
+                yield from self.wait(rank, issued, "fetch")
                 fetch_state["ready"] += 1
             # 2. Gather
-            self.busy[rank] += self.seconds(cyc.gather.cycles(lists=plan.lists[t, rank], transfers=1))
+            yield from self.compute(rank, "gather-issue", float(cyc.gather.cycles(lists=plan.lists[t, rank], transfers=1)))
             yield from self.wait(rank, self.gather(rank, t), "gather")
             # 3. Dispatch
             yield from self.compute(rank, "dispatch", self.step_cycles("dispatch", t, rank, "out"))
