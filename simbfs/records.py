@@ -43,14 +43,14 @@ class LevelRecord:
     frontier_vertices: int
     edges_examined: int
     messages: int
-    bytes: float
+    bytes: int  # whole bytes (a projection's expected payload rounded to the nearest byte)
     time_s: float
     compute_s: float
     communication_s: float
     synchronisation_s: float
     compute_max_s: float = 0.0
     bottleneck: str = "none"
-    collective_bytes: float = 0.0
+    collective_bytes: int = 0
     edges_sent: int = 0
     backward_messages: int = 0
     scan_s: float = 0.0
@@ -58,7 +58,11 @@ class LevelRecord:
     flush_s: float = 0.0
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        """The record as JSON-ready values; byte counts are whole numbers."""
+        out = asdict(self)
+        for key in ("bytes", "collective_bytes"):
+            out[key] = int(round(out[key]))
+        return out
 
 
 def without_rounding_noise(value: float, scale: float) -> float:

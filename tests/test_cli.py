@@ -344,3 +344,13 @@ def test_a_write_that_fails_after_simulating_still_prints_the_results(tmp_path, 
     captured = capsys.readouterr()
     assert "harmonic_mean" in captured.out
     assert captured.err.strip() == "simbfs: error: cannot write r.json: No space left on device"
+
+
+def test_byte_counts_are_integers_in_every_document():
+    """Was 480.0. Every algorithm, executed and projected: the stored
+    regression documents cover them all."""
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).parent / "regression" / "expected").glob("*.json")):
+        for level in json.loads(path.read_text())["levels"]:
+            assert type(level["bytes"]) is int and type(level["collective_bytes"]) is int, path.name
