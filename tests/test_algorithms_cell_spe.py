@@ -131,3 +131,19 @@ def test_every_level_time_is_compute_plus_communication_plus_synchronisation(alg
     for level in doc["levels"]:
         split = level["compute_s"] + level["communication_s"] + level["synchronisation_s"]
         assert split == pytest.approx(level["time_s"], rel=1e-12), (level["root"], level["level"])
+
+
+def test_the_runner_passes_its_recorder_and_the_recorder_never_changes_timing():
+    """A run with a TimelineRecorder gives the document of a run without one,
+    and the recorder holds the SPEs' spans."""
+    import json
+
+    from simbfs.engine import TimelineRecorder
+    from simbfs.runner import RunConfig, run
+
+    config = dict(machine="cell_be", graph="uniform", arity=8, scale=11, roots=2)
+    recorder = TimelineRecorder()
+    traced = run(RunConfig(**config, recorder=recorder))
+    assert json.dumps(traced, sort_keys=True) == json.dumps(run(RunConfig(**config)), sort_keys=True)
+    kinds = {span.kind for span in recorder.spans}
+    assert {"dispatch", "bitmap", "fetch", "gather"} <= kinds
