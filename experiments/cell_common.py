@@ -58,7 +58,7 @@ def run_cell(arity, scale, spes=8, algorithm="cell-overlap", roots=1, overrides=
         time_total += run.time_s
         if trace:
             for span in recorder.spans:
-                busy[span.kind] = busy.get(span.kind, 0.0) + span.duration_s
+                busy[span.what] = busy.get(span.what, 0.0) + span.duration_s
     harmonic = len(rates) / sum(1.0 / r for r in rates)
     return {"teps": harmonic, "edges": edges_total, "time_s": time_total, "busy": busy,
             "vertices": graph.num_vertices, "recorder": recorder, "levels": run.levels}

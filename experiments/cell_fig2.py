@@ -39,12 +39,12 @@ def dma_stream_rate(block: float, spes: int = SPES, lists: bool = False, count: 
     """Bytes/s per SPE when ``spes`` engines stream blocks of ``block`` B."""
     m = C.machine()
     env = simpy.Environment()
-    memory = SharedMemoryPort(m.dma.shared_bandwidth_Bps)
-    engines = [DMAEngine(env, m.dma, memory, owner=i, alignment_bytes=m.spe.dma_alignment_bytes)
+    memory = SharedMemoryPort(m.section("dma").shared_bandwidth_Bps)
+    engines = [DMAEngine(env, m.section("dma"), memory, owner=i)
                for i in range(spes)]
     for engine in engines:
         if lists:
-            per_list = min(m.spe.dma_list_max, max(1, int(16384 // block)))
+            per_list = min(m.section("spe").dma_list_max, max(1, int(16384 // block)))
             for _ in range(max(1, count // per_list)):
                 env.process(engine.transfer_list(np.full(per_list, block)))
         else:
@@ -62,10 +62,10 @@ def alltoall_rate(use: float) -> float:
     per_queue = QUEUES / 2 * use / SPES  # Qout half of the 36 KB, split per SPE
     end = 0.0
     for i in range(SPES):
-        engine = DMAEngine(env, m.dma, owner=i)
+        engine = DMAEngine(env, m.section("dma"), owner=i)
         others = [p for p in range(SPES) if p != i]
-        end = max(end, engine.reserve_put_list(network, others, [per_queue] * len(others), m.spe.guard_bytes).max())
-    edges = per_queue * (SPES - 1) / m.spe.vertex_code_bytes
+        end = max(end, engine.reserve_put_list(network, others, [per_queue] * len(others), m.section("spe").guard_bytes).max())
+    edges = per_queue * (SPES - 1) / m.section("spe").vertex_code_bytes
     return edges / end
 
 
@@ -82,7 +82,7 @@ def main(argv=None):
     args = C.parse_args(__doc__, argv)
     out = C.out_dir(args)
     scales = QUICK_SCALES if args.quick else SCALES
-    code = C.machine().spe.vertex_code_bytes
+    code = C.machine().section("spe").vertex_code_bytes
     rows = []
     fetch = dma_stream_rate(512) / code
     commit = dma_stream_rate(1024) / code

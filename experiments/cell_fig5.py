@@ -27,8 +27,8 @@ def main(argv=None):
         r = C.run_cell(arity, scale, 8, roots=1, trace=True)
         b = r["busy"]
         spans = r["recorder"].spans
-        bitmaps = [s.duration_s for s in spans if s.kind == "bitmap"]
-        puts = [s.duration_s for s in spans if s.kind == "alltoall"]
+        bitmaps = [s.duration_s for s in spans if s.what == "bitmap"]
+        puts = [s.duration_s for s in spans if s.what == "alltoall"]
         rows.append({
             "arity": arity, "scale": scale,
             "compute_s": (b.get("dispatch", 0) + b.get("bitmap", 0)) / 8,

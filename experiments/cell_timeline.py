@@ -29,20 +29,20 @@ def main(argv=None):
     levels = r["levels"]
     busiest = max(levels, key=lambda lv: lv.time_s)
     start = sum(lv.time_s for lv in levels[:busiest.level])
-    spans = [s for s in r["recorder"].spans if s.unit == SPE and start <= s.time_s < start + busiest.time_s]
-    computes = [s for s in spans if s.kind == "dispatch"]
-    end = computes[min(WINDOW_ITERATIONS, len(computes) - 1)].time_s if computes else start + busiest.time_s
-    window = [s for s in spans if s.time_s < end]
+    spans = [s for s in r["recorder"].spans if s.node == SPE and start <= s.start_s < start + busiest.time_s]
+    computes = [s for s in spans if s.what == "dispatch"]
+    end = computes[min(WINDOW_ITERATIONS, len(computes) - 1)].start_s if computes else start + busiest.time_s
+    window = [s for s in spans if s.start_s < end]
     plt = C.pyplot()
     fig, ax = plt.subplots(figsize=(10, 3))
     lanes = {"SPU": 2, "MFC (main memory)": 1, "MFC (EIB puts)": 0}
     for s in window:
-        lane = "SPU" if s.kind in ("dispatch", "bitmap", "wait", "sync", "alltoall-issue") else (
-            "MFC (EIB puts)" if s.kind == "alltoall" else "MFC (main memory)")
+        lane = "SPU" if s.what in ("dispatch", "bitmap", "wait", "sync", "alltoall-issue") else (
+            "MFC (EIB puts)" if s.what == "alltoall" else "MFC (main memory)")
         y = lanes[lane]
-        offset = {"fetch": 0.25, "gather": 0.0, "commit": -0.25}.get(s.kind, 0.0)
-        ax.barh(y + offset, (s.duration_s) * 1e6, left=(s.time_s - start) * 1e6, height=0.22 if offset or lane != "SPU" else 0.6,
-                color=COLOURS.get(s.kind, "k"), label=s.kind)
+        offset = {"fetch": 0.25, "gather": 0.0, "commit": -0.25}.get(s.what, 0.0)
+        ax.barh(y + offset, (s.duration_s) * 1e6, left=(s.start_s - start) * 1e6, height=0.22 if offset or lane != "SPU" else 0.6,
+                color=COLOURS.get(s.what, "k"), label=s.what)
     handles, labels = ax.get_legend_handles_labels()
     unique = dict(zip(labels, handles))
     fig.legend(unique.values(), unique.keys(), fontsize=7, ncol=len(unique), loc="lower center")
@@ -51,7 +51,7 @@ def main(argv=None):
     ax.set_title(f"SPE {SPE}, a = {ARITY}, {r['vertices']:,} vertices, 8 SPEs, cell-overlap (simulated)")
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(out / "timeline.png", dpi=120)
-    rows = [{"time_us": (s.time_s - start) * 1e6, "kind": s.kind, "duration_us": s.duration_s * 1e6} for s in window]
+    rows = [{"time_us": (s.start_s - start) * 1e6, "kind": s.what, "duration_us": s.duration_s * 1e6} for s in window]
     C.write_csv(out / "timeline.csv", rows)
 
     whatif = []

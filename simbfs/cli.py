@@ -1,7 +1,8 @@
 """The `simbfs` command line.
 
     simbfs run MACHINE [options]     simulate Graph500 BFS on a machine model
-    simbfs machines [--describe M]   list the bundled machine models
+    simbfs machines [--describe M | --keys]
+                                     list the bundled machine models, or their keys
 
 A user's mistake (a bad file, option or size) prints a message starting with
 "simbfs: error:" (one line, or one line per problem in a machine file) and
@@ -139,6 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
                               description="List the bundled machine models, or describe one parameter by parameter.")
     machines.add_argument("--describe", metavar="MACHINE",
                           help="print every parameter of MACHINE with its value and source")
+    machines.add_argument("--keys", action="store_true",
+                          help="print every key a machine file may contain, as a Markdown table "
+                               "(the one in docs/reference/machine-files.md)")
     return parser
 
 
@@ -296,6 +300,11 @@ def _cmd_machines(args) -> int:
 
     if args.describe:
         print(describe_machine(load_machine(args.describe)))
+        return 0
+    if args.keys:
+        from .machine.schema import reference_table
+
+        print(reference_table())
         return 0
     names = bundled_machines()
     width = max((len(n) for n in names), default=0)

@@ -144,31 +144,12 @@ def describe_machine(machine: Machine) -> str:
     return "\n".join(lines)
 
 
-_ATTRIBUTE = {
-    "nodes.default": "default_nodes",
-    "nodes.max": "max_nodes",
-}
-
-
 def _lookup(machine: Machine, path: str):
-    """The model's value for a schema path (fields carry a unit suffix)."""
-    if path in _ATTRIBUTE:
-        return getattr(machine, _ATTRIBUTE[path])
+    """The machine's validated value for a schema path, in SI units."""
+    value = machine.values[path]
     if path == "dma.bandwidth_curve":
-        dma = machine.dma
-        return ", ".join(f"{format_quantity(b, 'size')}: {format_quantity(w, 'bandwidth')}"
-                         for b, w in zip(dma.curve_block_bytes, dma.curve_bandwidth_Bps))
-    section, _, key = path.partition(".")
-    if section == "network" and key in machine.network.topology_params:
-        return machine.network.topology_params[key]
-    obj = machine
-    *sections, leaf = path.split(".")
-    for section in sections:
-        obj = getattr(obj, section)
-    for suffix in ("", "_hz", "_bytes", "_Bps", "_s", "_cycles"):
-        if hasattr(obj, leaf + suffix):
-            return getattr(obj, leaf + suffix)
-    raise AttributeError(path)
+        return ", ".join(f"{format_quantity(b, 'size')}: {format_quantity(w, 'bandwidth')}" for b, w in zip(*value))
+    return value
 
 
 def levels_csv(doc: dict) -> str:

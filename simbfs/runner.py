@@ -236,7 +236,7 @@ def _projection(algorithm):
 def _check_sections(machine, algorithm) -> None:
     """Refuse, before anything is generated, a machine without the sections
     the algorithm reads (a cp1d-* code on a machine with no ``cp1d:``)."""
-    missing = [section for section in algorithm.requires if getattr(machine, section) is None]
+    missing = [section for section in algorithm.requires if machine.section(section) is None]
     if missing:
         sections = " and ".join(f"`{s}:`" for s in missing)
         raise UserError(f"{algorithm.name.partition(':')[0]} needs the machine's {sections} section"

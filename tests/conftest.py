@@ -55,6 +55,7 @@ TINY = {
         "bandwidth_curve": {"points": [["64 B", "0.5 GB/s"], ["1024 B", "2 GB/s"]], "source": "test"},
         "max_outstanding": _p(2),
         "shared_bandwidth": _p("3 GB/s"),
+        "alignment": _p("1 B"),
     },
 }
 

@@ -75,7 +75,7 @@ def test_overlap_is_faster_than_strict_bsp(graph):
 
 def test_bitmap_limit_is_about_ten_million_vertices_per_cell():
     # 001, 3 (Bitmap): 160 KB of bitmap per SPE, 8 SPEs -> about 10 M vertices (claim cell.bitmap_capacity)
-    most = int(CELL.spe.bitmap_max_bytes * 8 * 8)
+    most = int(CELL.section("spe").bitmap_max_bytes * 8 * 8)
     assert most == 10_485_760
     check_local_store(CELL, 10_000_000, 8)
     with pytest.raises(UserError, match="bitmap"):
@@ -97,7 +97,7 @@ def test_recorder_does_not_change_timing(graph):
     recorder = TimelineRecorder()
     traced = get_algorithm("cell-overlap").run(Simulation(CELL, 8), graph, root, recorder=recorder)
     assert traced.time_s == plain.time_s
-    kinds = {s.kind for s in recorder.spans}
+    kinds = {s.what for s in recorder.spans}
     assert {"fetch", "gather", "dispatch", "bitmap", "commit"} <= kinds
 
 
@@ -145,5 +145,5 @@ def test_the_runner_passes_its_recorder_and_the_recorder_never_changes_timing():
     recorder = TimelineRecorder()
     traced = run(RunConfig(**config, recorder=recorder))
     assert json.dumps(traced, sort_keys=True) == json.dumps(run(RunConfig(**config)), sort_keys=True)
-    kinds = {span.kind for span in recorder.spans}
+    kinds = {span.what for span in recorder.spans}
     assert {"dispatch", "bitmap", "fetch", "gather"} <= kinds

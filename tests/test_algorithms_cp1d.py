@@ -193,8 +193,8 @@ def test_layout_follows_the_machine_it_runs_on(graphs, first, second):
     fresh = CP1DSPI("y").run(Simulation(bgq(4, second), 4), graph, root)
     layout = shared.layout(graph, Simulation(bgq(4, second), 4))
     machine = bgq(4, second)
-    assert (layout.heavy_count, layout.index_stride) == (heavy_count(graph, machine.cp1d.heavy_vertices),
-                                                         machine.cp1d.index_stride)
+    assert (layout.heavy_count, layout.index_stride) == (heavy_count(graph, machine.section("cp1d").heavy_vertices),
+                                                         machine.section("cp1d").index_stride)
     assert reused.levels == fresh.levels
 
 
@@ -208,7 +208,7 @@ def tiny_layout():
 def encode(layout, streams, compression):
     machine = load_machine("bluegene_q")
     assert machine.network.packet_payload_bytes == 512
-    return cp1d.encode(layout, streams, machine.cp1d, machine.network.packet_payload_bytes, compression)
+    return cp1d.encode(layout, streams, machine.section("cp1d"), machine.network.packet_payload_bytes, compression)
 
 
 def one_stream(vertices, thread=0, channel="forward"):
@@ -338,7 +338,7 @@ def small_graph():
 def test_threads_on_a_core_hide_latency_until_issue_slots_are_full(small_graph, threads, cores, per_op):
     machine = load_machine("bluegene_q", [f"cp1d.threads={threads}", f"node.cores={cores}",
                                           "cp1d.cycles.bitmap_test=10", "node.memory_hierarchy.cache_latency=20 cycles"])
-    layout = Layout(small_graph, 1, machine.cp1d.threads, 0, machine.cp1d.index_stride)
+    layout = Layout(small_graph, 1, machine.section("cp1d").threads, 0, machine.section("cp1d").index_stride)
     counts = np.arange(layout.T, dtype=float)[None, :]
     cycles = cp1d.thread_cycles(machine, layout, {"bitmap_test": counts}, compression=True)
     assert np.allclose(cycles, counts * per_op)
@@ -348,7 +348,7 @@ def test_threads_on_a_core_hide_latency_until_issue_slots_are_full(small_graph, 
 def test_an_op_without_random_access_costs_k_issue_slots(small_graph, threads, per_op):
     # edge_entry: 3 cycles, no random access: max(3, k x 3)
     machine = load_machine("bluegene_q", [f"cp1d.threads={threads}"])
-    layout = Layout(small_graph, 1, machine.cp1d.threads, 0, machine.cp1d.index_stride)
+    layout = Layout(small_graph, 1, machine.section("cp1d").threads, 0, machine.section("cp1d").index_stride)
     counts = np.ones((1, layout.T))
     assert np.allclose(cp1d.thread_cycles(machine, layout, {"edge_entry": counts}, True), per_op)
 

@@ -61,6 +61,15 @@ def test_same_command_and_seed_give_byte_identical_json(tmp_path):
     assert a.read_bytes() == b.read_bytes()
 
 
+def test_a_projection_twice_gives_byte_identical_json(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    args = ["run", "bluegene_q", "--algorithm", "cp1d-spi", "--mode", "project", "--nodes", "512",
+            "--scale", "18", "--profile-scale", "14", "--roots", "2", "--quiet"]
+    assert main([*args, "--json", str(a)]) == 0
+    assert main([*args, "--json", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
 def test_no_validate_says_so(tmp_path, capsys):
     path = tmp_path / "r.json"
     assert main(["run", "bluegene_q", *SMALL, "--quiet", "--no-validate", "--json", str(path)]) == 0

@@ -185,3 +185,13 @@ def test_relative_links_resolve(page):
         if anchor and destination.suffix == ".md" and anchor not in anchors(destination):
             broken.append(f"{target} (no heading #{anchor} in {destination.relative_to(ROOT)})")
     assert not broken, f"{page.relative_to(ROOT)} has broken links:\n  " + "\n  ".join(broken)
+
+
+def test_machine_file_reference_lists_every_key_the_schema_accepts():
+    """The key table of docs/reference/machine-files.md is what
+    `simbfs machines --keys` prints: the core schema plus every registered
+    section and topology parameter, so a new key cannot go undocumented."""
+    from simbfs.machine.schema import reference_table
+
+    page = (DOCS / "reference" / "machine-files.md").read_text()
+    assert reference_table() in page, "run `simbfs machines --keys` and paste it over the table"

@@ -2,13 +2,15 @@
 blocks, 2 B/ns for 1 KiB blocks (log-linear between); 2 outstanding; shared
 memory 3 B/ns."""
 
+from dataclasses import replace
+
 import pytest
 import simpy
 
-from simbfs.engine.dma import DMAEngine, SharedMemoryPort
+from simbfs.engine.devices.dma import DMAEngine, SharedMemoryPort
 from tests.conftest import tiny_machine
 
-DMA = tiny_machine().dma
+DMA = tiny_machine().section("dma")
 
 
 def run_transfers(engines_and_sizes):
@@ -70,7 +72,7 @@ def test_engines_contend_for_shared_memory():
 def test_dma_list_is_priced_at_its_mean_block_and_charged_aligned_memory():
     env = simpy.Environment()
     memory = SharedMemoryPort(DMA.shared_bandwidth_Bps)
-    engine = DMAEngine(env, DMA, memory, alignment_bytes=128)
+    engine = DMAEngine(env, replace(DMA, alignment_bytes=128), memory)
     sizes = [64, 64, 64, 64]  # mean block 64 B -> 0.5 B/ns on the engine
     env.process(engine.transfer_list(sizes))
     env.run()
@@ -99,16 +101,16 @@ def test_put_list_guards_follow_their_payload_and_the_recorder_sees_every_comman
     # arrives 1100. Guard to 1: 32 B, injection 1000..1032, arrives 1132.
     # Payload to 2: injection 1032..2032; guard to 2: 2032..2064, arrives 2164.
     assert [round(t * 1e9, 6) for t in result["arrivals"]] == [1132, 2164]
-    assert [(s.kind, round(s.time_s * 1e9), round(s.duration_s * 1e9)) for s in recorder.spans] == [
-        ("put-list", 0, 2164)]
+    assert [(s.node, s.resource, s.what, round(s.start_s * 1e9), round(s.end_s * 1e9)) for s in recorder.spans] == [
+        (0, "dma", "put-list", 0, 2164)]
 
 
 def test_contiguous_transfers_are_charged_aligned_blocks_in_closed_form():
     import simpy
 
-    from simbfs.engine.dma import DMAEngine
+    from simbfs.engine.devices.dma import DMAEngine
 
-    engine = DMAEngine(simpy.Environment(), DMA, alignment_bytes=16)
+    engine = DMAEngine(simpy.Environment(), replace(DMA, alignment_bytes=16))
     # 200 B in 128 B blocks: a 128 B block and a 72 B one (80 B aligned)
     assert engine.aligned_contiguous(200, 128) == 128 + 80
     # a gibibyte in 16 B blocks costs no per-block work

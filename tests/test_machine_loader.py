@@ -55,7 +55,8 @@ def test_bundled_machine_sources_every_number(name):
     machine = load_machine(name)
     raw = yaml.safe_load((machines_dir() / f"{name}.yaml").read_text())
     checked = 0
-    for path, spec in S.walk():
+    schema = S.machine_schema()
+    for path, spec in S.walk(schema):
         if not isinstance(spec, (S.Param, S.Curve)):
             continue
         *parents, leaf = path.split(".")
@@ -63,7 +64,7 @@ def test_bundled_machine_sources_every_number(name):
         for key in parents:
             section = section.get(key) or {}
         if leaf not in section:  # only members of optional sections (dma, cp1d, ...) may be absent
-            declared, optional = S.SCHEMA, False
+            declared, optional = schema, False
             for key in parents:
                 declared = declared.fields[key]
                 optional = optional or declared.optional
@@ -100,7 +101,7 @@ def test_bluegene_q_matches_the_spec_sheet():
     assert m.node.cores == 16
     assert m.node.threads_per_core == 4
     assert m.node.memory_bytes == 16 * 2**30
-    assert m.dma is None
+    assert m.section("dma") is None
 
 
 def test_cell_be_matches_paper_and_spec_sheet():
@@ -113,10 +114,10 @@ def test_cell_be_matches_paper_and_spec_sheet():
     assert m.messaging.edge_bytes == 4  # 32-bit vertex codes
     assert m.node.compute.message_unpack_cycles == 26  # 001, 4 (Bitmap)
     # Fig. 3: 22.06 GB/s aggregate over 8 SPEs for blocks >= 1 KiB, 1.36 GB/s per SPE at 64 B.
-    assert m.dma.bandwidth(1024) * 8 == pytest.approx(22.06e9, rel=0.01)
-    assert m.dma.bandwidth(64) == pytest.approx(1.36e9)
-    assert m.dma.max_outstanding == 16
-    assert m.dma.shared_bandwidth_Bps == 25.6e9
+    assert m.section("dma").bandwidth(1024) * 8 == pytest.approx(22.06e9, rel=0.01)
+    assert m.section("dma").bandwidth(64) == pytest.approx(1.36e9)
+    assert m.section("dma").max_outstanding == 16
+    assert m.section("dma").shared_bandwidth_Bps == 25.6e9
 
 
 def test_sunway_and_tsubame_match_spec_sheets():
@@ -326,9 +327,9 @@ def test_extends_curve_override_with_source(tmp_path):
                                     "source": "what-if: faster DMA"}},
     })
     m = load_machine(str(path))
-    assert m.dma.curve_bandwidth_Bps == (2e9, 3e9)
+    assert m.section("dma").curve_bandwidth_Bps == (2e9, 3e9)
     assert m.sources["dma.bandwidth_curve"] == "what-if: faster DMA"
-    assert m.dma.max_outstanding == 16  # inherited
+    assert m.section("dma").max_outstanding == 16  # inherited
 
 
 def test_extends_loop(tmp_path):

@@ -62,10 +62,10 @@ def test_closed_form_bytes_and_packets_match_the_executed_encoder(level_two, com
     frontier = np.flatnonzero(level == 2)
     work = cp1d.top_down(layout, frontier, (level >= 0) & (level <= 2), CP1DOptions(compression=compression))
     stream = work.streams[0]
-    traffic = cp1d.encode(layout, [stream], machine.cp1d, machine.network.packet_payload_bytes, compression)
+    traffic = cp1d.encode(layout, [stream], machine.section("cp1d"), machine.network.packet_payload_bytes, compression)
     counts = np.bincount(stream.sweep_vertex).astype(np.float64)
     model = stream_traffic(counts[counts > 0], 1.0, 1.0 / nodes, nodes, nodes - 1, graph.num_vertices / nodes,
-                           machine.cp1d, machine.network.packet_payload_bytes, compression,
+                           machine.section("cp1d"), machine.network.packet_payload_bytes, compression,
                            sender_load=np.bincount(stream.sender, minlength=nodes).astype(np.float64))
     assert model.edges == pytest.approx(len(stream.sender), rel=1e-9)
     assert model.payload == pytest.approx(traffic.payload.sum(), rel=0.05)

@@ -56,7 +56,7 @@ def test_the_all_to_all_of_counts_costs_what_the_engine_charges(nodes):
     counts = np.full((nodes, nodes), 8.0)
     np.fill_diagonal(counts, 0.0)
     engine = Network(simpy.Environment(), topology, machine.network, machine.messaging).exchange_cost(
-        counts, messaging=MPIMessages(machine.cp1d.mpi_message_overhead_s))
+        counts, messaging=MPIMessages(machine.section("cp1d").mpi_message_overhead_s))
     graph = load_graph(GraphSpec(kind="kronecker", scale=10, edgefactor=16, seed=1), None)
     target = Target(machine, topology, nodes, 2**20, 64, 0, CP1DOptions())
     pricer = MpiLevelPricer(target, Layout(graph, 4, 64, 0, 64, share_limit=None), Growth.between(10, 20, 16),

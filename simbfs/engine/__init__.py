@@ -1,7 +1,7 @@
-"""The simpy engine: topologies, network, collectives, DMA, simulation."""
+"""The simpy engine: topologies, network, collectives, node-internal devices, simulation."""
 
 from .collectives import CollectiveResult, Collectives
-from .dma import DMAEngine, SharedMemoryPort
+from .devices import DEVICES, DMAEngine, SharedMemoryPort
 from .costs import ExchangeCost
 from .messaging import DirectPackets, MessagingLayer, MPIMessages
 from .network import Network
@@ -10,7 +10,7 @@ from .simulation import SimContext, Simulation, run_node_programs
 from .topology import TOPOLOGIES, Crossbar, Topology, Torus, make_topology
 
 __all__ = [
-    "CollectiveResult", "Collectives", "Crossbar", "DirectPackets", "DMAEngine", "ExchangeCost",
+    "CollectiveResult", "Collectives", "Crossbar", "DEVICES", "DirectPackets", "DMAEngine", "ExchangeCost",
     "MessagingLayer", "MPIMessages", "Network",
     "NULL_RECORDER", "NullRecorder", "Span", "TimelineRecorder",
     "SharedMemoryPort", "SimContext", "Simulation",

@@ -2,13 +2,14 @@
 
 ``Simulation`` holds what does not change between roots (the machine model,
 the node count, the topology and its hop table). ``Simulation.context()``
-makes a new simpy environment with its network, collectives and DMA
-engines, so every root starts at time zero from an idle machine.
+makes a new simpy environment with its network, collectives and the
+node-internal devices the machine has (engine/devices: DMA engines, ...), so
+every root starts at time zero from an idle machine.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import simpy
 
@@ -16,7 +17,7 @@ from ..errors import UserError
 from ..graph.memory import available_memory_bytes
 from ..machine.model import Machine
 from .collectives import Collectives
-from .dma import DMAEngine, SharedMemoryPort
+from .devices import attach_devices
 from .network import Network
 from .recorder import NULL_RECORDER
 from .topology import Topology, make_topology
@@ -27,7 +28,8 @@ class SimContext:
     env: simpy.Environment
     network: Network
     collectives: Collectives
-    dma: list[DMAEngine] | None
+    # machine-file section name -> one device instance per node ("dma": [DMAEngine, ...])
+    devices: dict[str, list] = field(default_factory=dict)
     recorder: object = NULL_RECORDER
 
 
@@ -65,14 +67,9 @@ class Simulation:
 
     def context(self, recorder=NULL_RECORDER) -> SimContext:
         """A fresh environment; ``recorder`` (see engine/recorder.py) observes
-        the DMA engines and whatever the algorithm reports."""
+        the devices and whatever the algorithm reports."""
         env = simpy.Environment()
         network = Network(env, self.topology, self.machine.network, self.machine.messaging)
         collectives = Collectives(env, self.nodes, self.machine.collectives, network)
-        dma = None
-        if self.machine.dma is not None:
-            memory = SharedMemoryPort(self.machine.dma.shared_bandwidth_Bps)
-            alignment = self.machine.spe.dma_alignment_bytes if self.machine.spe is not None else 1.0
-            dma = [DMAEngine(env, self.machine.dma, memory, owner=rank, alignment_bytes=alignment,
-                             recorder=recorder) for rank in range(self.nodes)]
-        return SimContext(env=env, network=network, collectives=collectives, dma=dma, recorder=recorder)
+        devices = attach_devices(env, self.machine, self.nodes, recorder)
+        return SimContext(env=env, network=network, collectives=collectives, devices=devices, recorder=recorder)

@@ -23,23 +23,16 @@ from ..errors import UserError
 from ..units import UnitError, example, parse_quantity
 from . import schema as S
 from .model import (
-    CP1DCycles,
-    CP1DModel,
     CollectiveModel,
     ComputeCosts,
-    DMAModel,
     GraphDefaults,
     Machine,
     MemoryHierarchy,
     MessagingModel,
     NetworkModel,
     NodeModel,
-    SPEModel,
-    StepCost,
-    StepCosts,
-    STEPS,
-    ELEMENTS,
 )
+from .sections import SectionValues, registered_sections
 
 OVERRIDE_SOURCE = "command-line override (--set)"
 
@@ -367,24 +360,14 @@ def _cross_checks(values: dict, problems: _Problems) -> None:
     if values["nodes.default"] > values["nodes.max"]:
         problems.add("nodes.default", f"{values['nodes.default']} exceeds nodes.max {values['nodes.max']}")
     _check_topology(values, problems)
-    if "spe" in values:
-        if "dma" not in values:
-            problems.add("spe", "an SPE moves data only by DMA; add a `dma:` section")
-        fixed = (values["spe.code_and_stack"] + 2 * values["spe.bq_buffer"] + 2 * values["spe.bg_buffer"]
-                 + values["spe.qout"] + values["spe.qin"] + 2 * values["spe.bqnext_buffer"])
-        if fixed >= values["spe.local_store"]:
-            problems.add("spe", f"code, stack and double buffers take {fixed:.0f} B, more than the "
-                                f"{values['spe.local_store']:.0f} B local store; shrink the buffers")
-        if values["spe.bitmap_max"] > values["spe.local_store"]:
-            problems.add("spe.bitmap_max", "cannot exceed spe.local_store")
-    if "cp1d.threads" in values:
-        if "node.memory_hierarchy.cache_size" not in values:
-            problems.add("cp1d", "its costs price random accesses with node.memory_hierarchy; add that section")
-        widest = max(values["cp1d.uncompressed_entry"],
-                     values["cp1d.compressed_header"] + values["cp1d.compressed_long"])
-        if widest > values["network.packet_payload"]:
-            problems.add("cp1d", f"a packet must hold at least one edge ({widest:.0f} B with its header), "
-                                 f"more than network.packet_payload")
+    for name, section in registered_sections().items():
+        if name not in values:
+            continue
+        for needed in section.requires:
+            if needed not in values:
+                problems.add(name, f"needs a `{needed}:` section as well; add one "
+                                   f"(docs/reference/machine-files.md)")
+        section.check(SectionValues(values, name), problems.add)
     kind = values.get("graph.kind")
     for key, belongs in (("edgefactor", "kronecker"), ("arity", "uniform")):
         if kind is not None and f"graph.{key}" in values and kind != belongs:
@@ -454,29 +437,8 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
         stage_latency_s=v["collectives.stage_latency"],
         bandwidth_Bps=v["collectives.bandwidth"],
     )
-    dma = None
-    if "dma" in v:
-        blocks, bandwidths = v["dma.bandwidth_curve"]
-        dma = DMAModel(
-            latency_s=v["dma.latency"],
-            curve_block_bytes=blocks,
-            curve_bandwidth_Bps=bandwidths,
-            max_outstanding=v["dma.max_outstanding"],
-            shared_bandwidth_Bps=v["dma.shared_bandwidth"],
-        )
-    spe = None
-    if "spe" in v:
-        steps = {}
-        for step in STEPS:
-            steps[step] = StepCost(**{f"per_{element}_cycles": float(v.get(f"spe.cycles.{step}.per_{element}", 0.0))
-                                      for element in ELEMENTS})
-        spe = SPEModel(
-            **{f"{key}_bytes": v[f"spe.{key}"] for key in (
-                "local_store", "code_and_stack", "bitmap_max", "bq_buffer", "bg_buffer", "qout", "qin",
-                "bqnext_buffer", "vertex_code", "padding", "header_entry", "dma_alignment", "guard")},
-            dma_list_max=v["spe.dma_list_max"],
-            cycles=StepCosts(**steps),
-        )
+    sections = {name: section.build(SectionValues(v, name))
+                for name, section in registered_sections().items() if name in v}
     return Machine(
         name=v["name"],
         description=v["description"],
@@ -490,11 +452,10 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
         network=network,
         messaging=messaging,
         collectives=collectives,
-        dma=dma,
-        spe=spe,
         sources=sources,
         origin=origin,
-        cp1d=_cp1d(v),
+        sections=sections,
+        values={path: value for path, value in v.items() if path in sources or not isinstance(value, bool)},
     )
 
 
@@ -503,23 +464,3 @@ def _memory_hierarchy(v: dict) -> MemoryHierarchy | None:
         return None
     return MemoryHierarchy(**{f"{key}_{unit}": v[f"node.memory_hierarchy.{key}"] for key, unit in (
         ("cache_size", "bytes"), ("cache_latency", "cycles"), ("memory_latency", "cycles"), ("cache_line", "bytes"))})
-
-
-def _cp1d(v: dict) -> CP1DModel | None:
-    if "cp1d.threads" not in v:
-        return None
-    cycles = CP1DCycles(**{f"{op}_cycles": v[f"cp1d.cycles.{op}"] for op in (
-        "index_word", "vertex_header", "edge_entry", "pack", "compress", "unpack", "bitmap_test", "claim")})
-    sizes = {f"{key}_bytes": v[f"cp1d.{key}"] for key in (
-        "adjacency_entry", "vertex_header", "edge_tuple", "uncompressed_entry", "compressed_short",
-        "compressed_long", "compressed_header")}
-    return CP1DModel(
-        threads=int(v["cp1d.threads"]),
-        heavy_vertices=int(v["cp1d.heavy_vertices"]),
-        index_stride=int(v["cp1d.index_stride"]),
-        delta_max=int(v["cp1d.delta_max"]),
-        in_flight=int(v["cp1d.in_flight"]),
-        mpi_message_overhead_s=v["cp1d.mpi_message_overhead"],
-        cycles=cycles,
-        **sizes,
-    )

@@ -118,108 +118,6 @@ class CollectiveModel:
 
 
 @dataclass(frozen=True)
-class DMAModel:
-    latency_s: float
-    curve_block_bytes: tuple[float, ...]
-    curve_bandwidth_Bps: tuple[float, ...]
-    max_outstanding: int
-    shared_bandwidth_Bps: float
-
-    def bandwidth(self, block_bytes: float) -> float:
-        """Engine bandwidth for transfers of ``block_bytes``, log-linear between points."""
-        xs = np.log2(np.asarray(self.curve_block_bytes))
-        return float(np.interp(np.log2(max(block_bytes, 1.0)), xs, self.curve_bandwidth_Bps))
-
-
-STEPS = ("fetch", "gather", "dispatch", "alltoall", "bitmap", "commit")
-ELEMENTS = ("edge", "list", "portion", "quadword", "transfer")
-
-
-@dataclass(frozen=True)
-class StepCost:
-    """Cycles one SPE spends in one step, per element of work."""
-
-    per_edge_cycles: float = 0.0
-    per_list_cycles: float = 0.0
-    per_portion_cycles: float = 0.0
-    per_quadword_cycles: float = 0.0
-    per_transfer_cycles: float = 0.0
-
-    def cycles(self, edges=0, lists=0, portions=0, quadwords=0, transfers=0):
-        """Cycles for the given element counts (scalars or numpy arrays)."""
-        return (self.per_edge_cycles * np.asarray(edges, dtype=np.float64)
-                + self.per_list_cycles * np.asarray(lists, dtype=np.float64)
-                + self.per_portion_cycles * np.asarray(portions, dtype=np.float64)
-                + self.per_quadword_cycles * np.asarray(quadwords, dtype=np.float64)
-                + self.per_transfer_cycles * np.asarray(transfers, dtype=np.float64))
-
-
-@dataclass(frozen=True)
-class StepCosts:
-    fetch: StepCost
-    gather: StepCost
-    dispatch: StepCost
-    alltoall: StepCost
-    bitmap: StepCost
-    commit: StepCost
-
-
-@dataclass(frozen=True)
-class SPEModel:
-    """A Cell SPE: its local store budget, data formats and per-step costs."""
-
-    local_store_bytes: float
-    code_and_stack_bytes: float
-    bitmap_max_bytes: float
-    bq_buffer_bytes: float
-    bg_buffer_bytes: float
-    qout_bytes: float
-    qin_bytes: float
-    bqnext_buffer_bytes: float
-    vertex_code_bytes: float
-    padding_bytes: float
-    header_entry_bytes: float
-    dma_alignment_bytes: float
-    dma_list_max: int
-    guard_bytes: float
-    cycles: StepCosts
-
-
-@dataclass(frozen=True)
-class CP1DCycles:
-    """Issue cycles of one hardware thread per operation (see schema)."""
-
-    index_word_cycles: float
-    vertex_header_cycles: float
-    edge_entry_cycles: float
-    pack_cycles: float
-    compress_cycles: float
-    unpack_cycles: float
-    bitmap_test_cycles: float
-    claim_cycles: float
-
-
-@dataclass(frozen=True)
-class CP1DModel:
-    """Formats, thread layout and costs of Checconi & Petrini's codes."""
-
-    threads: int
-    heavy_vertices: int
-    index_stride: int
-    adjacency_entry_bytes: float
-    vertex_header_bytes: float
-    edge_tuple_bytes: float
-    uncompressed_entry_bytes: float
-    compressed_short_bytes: float
-    compressed_long_bytes: float
-    compressed_header_bytes: float
-    delta_max: int
-    in_flight: int
-    mpi_message_overhead_s: float
-    cycles: CP1DCycles
-
-
-@dataclass(frozen=True)
 class GraphDefaults:
     """The graph a machine runs when the user names none (machine file ``graph:``)."""
 
@@ -241,12 +139,20 @@ class Machine:
     network: NetworkModel
     messaging: MessagingModel
     collectives: CollectiveModel
-    dma: DMAModel | None
-    spe: SPEModel | None
     sources: Mapping[str, str]  # dotted parameter path -> where its value comes from
     origin: str  # file the model was loaded from
-    cp1d: CP1DModel | None = None
     graph: GraphDefaults | None = None
+    # the registered sections this machine has (machine/sections.py):
+    # name -> the frozen model its package built ("cp1d", "spe", "dma", ...)
+    sections: Mapping[str, object] = field(default_factory=dict)
+    # every validated leaf value, by dotted path, in SI units (for --describe)
+    values: Mapping[str, object] = field(default_factory=dict)
 
     def __post_init__(self):
-        object.__setattr__(self, "sources", MappingProxyType(dict(self.sources)))
+        for name in ("sources", "sections", "values"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    def section(self, name: str):
+        """The model of the registered section ``name`` (``cp1d``, ``spe``,
+        ``dma``, ...), or None when this machine file has no such section."""
+        return self.sections.get(name)

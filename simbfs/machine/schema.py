@@ -1,8 +1,10 @@
 """What a machine file may contain: the declared parameters of every role.
 
 A machine file is data with named roles (``node``, ``network``,
-``messaging``, ``collectives``, ``dma``). Each role declares the parameters it
-accepts; the loader rejects anything else. A hardware parameter is a
+``messaging``, ``collectives``), plus the sections that packages register:
+a paper algorithm's formats and costs (``cp1d:``, ``spe:``) and a
+node-internal device's parameters (``dma:``), see sections.py. Each role
+declares the parameters it accepts; the loader rejects anything else. A hardware parameter is a
 :class:`Param`: in YAML it is written ``{value: "2 GB/s", source: "..."}`` and
 must name its source (a paper section, a figure, a spec sheet, or an
 "estimate:" that says how it was estimated).
@@ -176,95 +178,6 @@ SCHEMA = Section(
                 "bandwidth": Param("bandwidth", "Per-node bandwidth of the collective network/algorithm."),
             },
         ),
-        "cp1d": Section(
-            optional=True,
-            doc="Data formats, thread layout and per-operation costs of Checconi & Petrini's BFS "
-            "codes (seed 000; the cp1d-spi, cp1d-mpi and cp2d algorithms). A cost is the cycles "
-            "one hardware thread issues per operation; the random memory accesses each operation "
-            "makes are priced by node.memory_hierarchy and hidden by the core's other threads.",
-            fields={
-                "threads": Param("count", "Software threads per node (edge-list slices).", integer=True),
-                "heavy_vertices": Param("count", "LB: highest-degree vertices whose edges are spread (Algorithm 4).",
-                                        integer=True, positive=False),
-                "index_stride": Param("count", "Source vertices per coarse-index entry.", integer=True),
-                "adjacency_entry": Param("size", "Bytes of one stored neighbour (id plus load-balancing bits)."),
-                "vertex_header": Param("size", "Bytes of one source-vertex header (id bits plus shortcut)."),
-                "edge_tuple": Param("size", "Bytes of one generated edge tuple held while the graph is built."),
-                "uncompressed_entry": Param("size", "Bytes of one edge in an uncompressed message."),
-                "compressed_short": Param("size", "Bytes of a compressed edge whose delta fits."),
-                "compressed_long": Param("size", "Bytes of a compressed edge whose delta does not fit."),
-                "compressed_header": Param("size", "Software header of a compressed packet (source, length, base vertex)."),
-                "delta_max": Param("count", "Largest vertex delta the short format encodes.", integer=True),
-                "in_flight": Param("count", "Packets per destination that may be in flight besides the open one.",
-                                   integer=True),
-                "mpi_message_overhead": Param("time", "MPI software time per message of an all-to-all (cp1d-mpi).",
-                                              positive=False),
-                "cycles": Section(
-                    doc="Issue cycles of one hardware thread per operation.",
-                    fields={
-                        "index_word": Param("cycles", "Test one coarse-index word of the frontier bitmap."),
-                        "vertex_header": Param("cycles", "Visit one source-vertex header and test its bit."),
-                        "edge_entry": Param("cycles", "Read one stored neighbour (sequential)."),
-                        "pack": Param("cycles", "Append one edge to its destination's open packet."),
-                        "compress": Param("cycles", "Extra cycles to delta-encode one edge.", positive=False),
-                        "unpack": Param("cycles", "Decode one received edge and test a bitmap bit (random access)."),
-                        "bitmap_test": Param("cycles", "Test a local bitmap bit for a neighbour (random access)."),
-                        "claim": Param("cycles", "Set a parent and two bitmap bits (random accesses)."),
-                    },
-                ),
-            },
-        ),
-        "dma": Section(
-            optional=True,
-            doc="A DMA engine between a processing element and main memory.",
-            fields={
-                "latency": Param("time", "Time from issuing a DMA to its first byte arriving."),
-                "bandwidth_curve": Curve("size", "bandwidth", "block", "bandwidth",
-                                         "Bandwidth of one engine as a function of block size (log-linear in between)."),
-                "max_outstanding": Param("count", "Requests one engine may have in flight.", integer=True),
-                "shared_bandwidth": Param("bandwidth", "Main-memory bandwidth all engines share."),
-            },
-        ),
-        "spe": Section(
-            optional=True,
-            doc="A processing element with an explicitly managed local store and per-step "
-            "cycle costs (the Cell BE's SPEs; used by the cell-* algorithms).",
-            fields={
-                "local_store": Param("size", "Local store of one SPE: code, stack, bitmap and all buffers must fit."),
-                "code_and_stack": Param("size", "Local store taken by the SPE program and its stack."),
-                "bitmap_max": Param("size", "Largest bitmap partition (visited bits of the SPE's vertices) the local store can hold."),
-                "bq_buffer": Param("size", "One bQ buffer (Fetch, double-buffered): a block of the frontier queue Q."),
-                "bg_buffer": Param("size", "One bG buffer (Gather, double-buffered): the adjacency lists of one iteration."),
-                "qout": Param("size", "All outgoing queues Qout_i,p of one SPE together (split evenly among the SPEs)."),
-                "qin": Param("size", "All incoming queues Qin_i,p of one SPE together (split evenly among the SPEs)."),
-                "bqnext_buffer": Param("size", "One bQnext buffer (Commit, double-buffered): newly visited vertices."),
-                "vertex_code": Param("size", "Bytes of one vertex code (vertex id and encoded list length) or queue entry."),
-                "padding": Param("size", "Per-SPE portions of an adjacency list are padded to a multiple of this (a quadword)."),
-                "header_entry": Param("size", "Bytes per SPE in an adjacency list's header (offset and length of its portion)."),
-                "dma_alignment": Param("size", "DMA transfers to and from main memory are aligned to this boundary."),
-                "dma_list_max": Param("count", "Most transfers one DMA list may describe.", integer=True),
-                "guard": Param("size", "Bytes of one communication guard (a flag put after each queue transfer)."),
-                "cycles": Section(
-                    doc="Cycles one SPE spends in each step of the paper's Algorithm 3, per element. "
-                    "Elements: edges (adjacency entries), lists (adjacency lists, i.e. frontier "
-                    "vertices with at least one edge), portions (non-empty per-SPE parts of a list, "
-                    "one queue entry each), quadwords (padded queue quadwords) and transfers "
-                    "(DMA commands issued). Every step's section must be present; within one, "
-                    "an omitted cost is zero.",
-                    fields={
-                        step: Section(
-                            doc=f"Cycle costs of the {step} step.",
-                            fields={
-                                element: Param("cycles", f"Cycles per {element[4:]} in the {step} step.",
-                                               positive=False, optional=True)
-                                for element in ("per_edge", "per_list", "per_portion", "per_quadword", "per_transfer")
-                            },
-                        )
-                        for step in ("fetch", "gather", "dispatch", "alltoall", "bitmap", "commit")
-                    },
-                ),
-            },
-        ),
     },
 )
 
@@ -281,9 +194,11 @@ def machine_schema() -> Section:
     """The whole schema: :data:`SCHEMA` (the core roles) with the registered
     topologies' names and, under ``network:``, the parameters each topology
     declares (accepted only when that topology is chosen; the loader checks
-    that). Read from the registries at call time, so that this module needs
-    nothing from the engine when it is imported."""
+    that), and every section a package registered (sections.py). Read from
+    the registries at call time, so that this module needs nothing from the
+    engine or the algorithms when it is imported."""
     from ..engine.topology import TOPOLOGIES
+    from .sections import registered_sections
 
     network = SCHEMA.fields["network"]
     fields = dict(network.fields)
@@ -291,7 +206,8 @@ def machine_schema() -> Section:
     for name, topology in TOPOLOGIES.items():
         for key, spec in topology.PARAMETERS.items():
             fields[key] = replace(spec, doc=f"({name}) {spec.doc}", optional=True)
-    return replace(SCHEMA, fields={**SCHEMA.fields, "network": replace(network, fields=fields)})
+    registered = {name: section.schema for name, section in registered_sections().items()}
+    return replace(SCHEMA, fields={**SCHEMA.fields, "network": replace(network, fields=fields), **registered})
 
 
 def walk(section: Section | None = None, prefix: str = "") -> list[tuple[str, object]]:
@@ -308,3 +224,36 @@ def walk(section: Section | None = None, prefix: str = "") -> list[tuple[str, ob
             out.append((path, spec))
     return out
 
+
+
+def _kind_text(spec) -> str:
+    if isinstance(spec, Param):
+        extra = (["integer"] if spec.integer else []) + ["> 0" if spec.positive else ">= 0"]
+        return f"{spec.kind} ({', '.join(extra)})"
+    if isinstance(spec, Choice):
+        return "one of " + ", ".join(f"`{c}`" for c in spec.choices)
+    if isinstance(spec, Number):
+        return "number (integer)" if spec.integer else "number"
+    if isinstance(spec, IntList):
+        return "list of positive integers"
+    if isinstance(spec, ShapeTable):
+        return "node count -> {shape, source}"
+    if isinstance(spec, Curve):
+        return f"curve of [{spec.x}, {spec.y}] points"
+    return "text"
+
+
+def reference_table() -> str:
+    """Every key of :func:`machine_schema` as the Markdown table of
+    docs/reference/machine-files.md (``simbfs machines --keys`` prints it;
+    a test keeps the page equal to it)."""
+    schema = machine_schema()
+    rows = ["| key | kind | required | meaning |", "|---|---|---|---|"]
+    for path, spec in walk(schema):
+        section, in_optional = schema, False
+        for key in path.split(".")[:-1]:
+            section = section.fields[key]
+            in_optional = in_optional or section.optional
+        required = "no" if spec.optional else ("if section present" if in_optional else "yes")
+        rows.append(f"| `{path}` | {_kind_text(spec)} | {required} | {spec.doc} |")
+    return "\n".join(rows)

@@ -40,7 +40,7 @@ Data formats (machine file ``spe:``)
     ``directed``). In memory every adjacency list is stored split per SPE:
     a header of one ``header_entry`` per SPE, padded to a quadword, then the
     portion bound for each SPE padded to ``padding`` (section 3, Dispatch);
-    lists start at a ``dma_alignment`` boundary. A Qout entry is the parent
+    lists start at a ``dma.alignment`` boundary. A Qout entry is the parent
     vertex code padded to a quadword followed by its portion.
     Local store: code and stack, 2 x bQ, 2 x bG, Qout, Qin, 2 x bQnext and
     the bitmap partition must fit, and the bitmap may not exceed
@@ -111,7 +111,7 @@ def build_layout(graph: Graph, N: int, spe) -> Layout:
 
 def local_store_budget(machine, num_vertices: int, N: int) -> dict[str, float]:
     """Bytes of one SPE's local store, by use (the largest SPE partition)."""
-    spe = machine.spe
+    spe = machine.section("spe")
     block = -(-num_vertices // N)
     bitmap = np.ceil(block / 8 / 16) * 16
     return {
@@ -127,11 +127,11 @@ def local_store_budget(machine, num_vertices: int, N: int) -> dict[str, float]:
 
 def check_local_store(machine, num_vertices: int, N: int) -> None:
     """UserError unless the bitmap partition and all buffers fit."""
-    spe = machine.spe
+    spe = machine.section("spe")
     if spe is None:
         raise UserError(f"machine {machine.name} has no `spe:` section; the cell-* algorithms need an SPE "
                         f"model (local store, formats, per-step cycles), e.g. machines/cell_be.yaml")
-    if machine.dma is None:
+    if machine.section("dma") is None:
         raise UserError(f"machine {machine.name} has no `dma:` section; SPEs move data only by DMA")
     budget = local_store_budget(machine, num_vertices, N)
     bitmap = budget["bitmap"]
@@ -318,10 +318,10 @@ class CellSPE(Algorithm):
         check_local_store(machine, num_vertices, nodes)
 
     def layout(self, graph: Graph, machine, N: int) -> Layout:
-        key = (id(graph), N, machine.spe)
+        key = (id(graph), N, machine.section("spe"))
         if key not in self._layouts:
             self._layouts.clear()
-            self._layouts[key] = build_layout(graph, N, machine.spe)
+            self._layouts[key] = build_layout(graph, N, machine.section("spe"))
         return self._layouts[key]
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
@@ -333,7 +333,8 @@ class _Run:
     def __init__(self, algorithm: CellSPE, sim: Simulation, graph: Graph, root: int, recorder):
         self.algorithm = algorithm
         self.machine = sim.machine
-        self.spe = sim.machine.spe
+        self.spe = sim.machine.section("spe")
+        self.dma_model = sim.machine.section("dma")
         self.N = sim.nodes
         self.graph = graph
         self.layout = algorithm.layout(graph, sim.machine, self.N)
@@ -381,7 +382,7 @@ class _Run:
         if duration > 0:
             start = self.env.now
             yield self.env.timeout(duration)
-            self.recorder.record(start, rank, kind, duration)
+            self.recorder.record(rank, "spu", start, start + duration, kind)
 
     def wait(self, rank: int, event, what: str):
         start = self.env.now
@@ -389,19 +390,19 @@ class _Run:
             yield event
         if self.env.now > start:
             self.transfer_wait[rank] += self.env.now - start
-            self.recorder.record(start, rank, "wait", self.env.now - start, on=what)
+            self.recorder.record(rank, "spu", start, self.env.now, "wait", on=what)
         return event.value if event.processed or event.triggered else None
 
     def fetch(self, rank: int, index: int):
         """Issue the DMA of bQ block ``index`` (the SPU spends the fetch
         step's cycles on it) and return its transfer process."""
-        engine = self.ctx.dma[rank]
+        engine = self.ctx.devices["dma"][rank]
         yield from self.compute(rank, "fetch-issue", float(self.spe.cycles.fetch.cycles(transfers=1)))
         return self.env.process(engine.transfer(float(self.plan.fetch_blocks[rank][index]), kind="fetch"))
 
     def gather(self, rank: int, t: int):
         sizes = self.plan.gather_sizes[rank][t]
-        engine = self.ctx.dma[rank]
+        engine = self.ctx.devices["dma"][rank]
         if len(sizes) == 0:
             return self.env.timeout(0)
         return self.env.process(engine.transfer_list(sizes, kind="gather"))
@@ -412,7 +413,7 @@ class _Run:
         N = self.N
         others = [p for p in range(N) if p != rank]
         sizes = self.plan.put_bytes[t, rank, others]
-        engine = self.ctx.dma[rank]
+        engine = self.ctx.devices["dma"][rank]
         arrivals = engine.reserve_put_list(self.ctx.network, others, sizes, self.spe.guard_bytes)
         self.puts += len(others)
         self.put_bytes += float(sizes.sum())
@@ -420,7 +421,7 @@ class _Run:
             self._arrived(t, p, float(arrival))
         end = float(arrivals.max(initial=self.env.now))
         if end > self.env.now:
-            self.recorder.record(self.env.now, rank, "alltoall", end - self.env.now, bytes=float(sizes.sum()))
+            self.recorder.record(rank, "dma", self.env.now, end, "alltoall", bytes=float(sizes.sum()))
         return self.env.timeout(end - self.env.now)
 
     def _arrived(self, t: int, p: int, arrival: float) -> None:
@@ -438,8 +439,8 @@ class _Run:
         is rewritten by the next commit, 001, 3 Commit)."""
         nbytes = self.plan.new_in[t, rank] * self.spe.vertex_code_bytes
         piece = self.spe.bqnext_buffer_bytes
-        align = self.spe.dma_alignment_bytes
-        engine = self.ctx.dma[rank]
+        align = self.dma_model.alignment_bytes
+        engine = self.ctx.devices["dma"][rank]
         while nbytes > 0:
             chunk = min(piece, nbytes)
             nbytes -= chunk
@@ -471,7 +472,7 @@ class _Run:
             count = np.array([len(self.plan.next_queues[rank])], dtype=np.int64)
             start = self.env.now
             yield coll.allreduce(rank, count, np.add, on_complete=self._finish_level)
-            self.recorder.record(start, rank, "sync", self.env.now - start)
+            self.recorder.record(rank, "spu", start, self.env.now, "sync")
 
     def _fetch_until(self, rank: int, state: dict, need: int):
         """Make bQ blocks [0, need) available; double-buffered: when block j
@@ -564,7 +565,7 @@ class _Run:
             return
         start = self.env.now
         yield self.ctx.collectives.barrier(rank)
-        self.recorder.record(start, rank, "sync", self.env.now - start)
+        self.recorder.record(rank, "spu", start, self.env.now, "sync")
 
     # ---------------------------------------------------------- bookkeeping
     def _finish_level(self, closing) -> None:

@@ -9,7 +9,7 @@ here because they build on the executed modules.
 """
 
 from ..base import Projection
-from . import project_mpi, project_spi
+from . import machine_section, project_mpi, project_spi  # noqa: F401  (machine_section registers cp1d:)
 from .mpi import CP1DMPI
 from .spi import CP1DSPI
 

@@ -67,7 +67,7 @@ def mpi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes:
     generated tuples, or, during a level, parents, bitmaps and the send and
     receive buffers of a level that sends every local edge (a top-down
     central level), allocated at the long compressed format."""
-    cp = machine.cp1d
+    cp = machine.section("cp1d")
     local_v = -(-num_vertices // nodes)
     local_e = num_directed_edges / nodes
     structure = local_e * (cp.adjacency_entry_bytes + cp.vertex_header_bytes) + local_v * 8 / cp.index_stride

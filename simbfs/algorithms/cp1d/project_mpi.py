@@ -55,7 +55,7 @@ class MpiLevelPricer(LevelPricer):
         super().__init__(*args, **kwargs)
         target = self.target
         N, net = target.nodes, target.machine.network
-        self.mpi = MPIMessages(target.machine.cp1d.mpi_message_overhead_s)
+        self.mpi = MPIMessages(target.machine.section("cp1d").mpi_message_overhead_s)
         # the all-to-all of counts: 8 B from every node to every other
         count_wire = float(net.wire_bytes(8.0))
         hops = len(target.topology.hop_distribution()) - 1  # the diameter: every pair talks

@@ -497,7 +497,7 @@ class LevelPricer:
         if messages.packets:
             per_packet = messages.edges / messages.packets
         else:  # no packet sent: a full uncompressed one
-            per_packet = math.floor(net.packet_payload_bytes / machine.cp1d.uncompressed_entry_bytes)
+            per_packet = math.floor(net.packet_payload_bytes / machine.section("cp1d").uncompressed_entry_bytes)
         # stream rates over the level (a zero busy time only when nothing was done)
         rates = [edges / (N * pair) / max(typical_busy, 1e-12) for edges in messages.channel_edges]
         probe_rate, answer_rate = (rates + [0.0, 0.0])[:2]  # a top-down level has one channel
@@ -547,7 +547,7 @@ class LevelPricer:
     def _messages(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int, per_node: float,
                   kappa: float, nodes: Spread) -> _Messages:
         target, layout, V = self.target, self.layout, self.V
-        N, T, cp = target.nodes, target.threads, target.machine.cp1d
+        N, T, cp = target.nodes, target.threads, target.machine.section("cp1d")
         # A sender's streams: one per receiver and per thread of its own
         # that talks to that receiver (T / N of them when N < T).
         streams = (N - 1) * max(1.0, T / N)
@@ -675,7 +675,7 @@ def project_with(pricer_class, graph: Graph, keys, machine: Machine, topology: T
                  profile_scale: int, target_scale: int, edgefactor: int, progress=lambda message: None) -> list:
     """``project`` with the levels priced by ``pricer_class`` (a LevelPricer)."""
     options = algorithm.options
-    cp = machine.cp1d
+    cp = machine.section("cp1d")
     threads = options.threads or cp.threads
     n_target = 2 ** target_scale
     growth = Growth.between(profile_scale, target_scale, edgefactor)

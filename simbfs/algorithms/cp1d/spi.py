@@ -154,7 +154,7 @@ def spi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes:
     """Peak bytes per node: building the graph holds the generated tuples
     and the structure at once; the visit adds parents, bitmaps and one open
     plus ``in_flight`` packets per destination."""
-    cp = machine.cp1d
+    cp = machine.section("cp1d")
     local_v = -(-num_vertices // nodes)
     local_e = num_directed_edges / nodes
     structure = local_e * (cp.adjacency_entry_bytes + cp.vertex_header_bytes) + local_v * 8 / cp.index_stride
@@ -171,7 +171,7 @@ class Cp1dRun:
         self.options = algorithm.options
         self.sim = sim
         self.machine = sim.machine
-        self.cp = sim.machine.cp1d
+        self.cp = sim.machine.section("cp1d")
         self.layout = algorithm.layout(graph, sim)
         self.N = sim.nodes
         self.n = graph.num_vertices

@@ -70,7 +70,8 @@ from ...bfs.adjacency import neighbour_slots
 from ...engine.costs import link_seconds, route_latency
 from ...errors import UserError
 from ...graph import Graph
-from ...machine.model import CP1DModel, Machine
+from ...machine.model import Machine
+from .machine_section import CP1DModel
 
 REPRESENTATIONS = ("coarse-index", "skip-list", "edge-list")
 HEAVY_SHARE_LIMIT = 1024  # at most one heavy vertex per this many vertices
@@ -120,11 +121,11 @@ def parse_options(base: CP1DOptions, settings: dict) -> CP1DOptions:
 
 
 def require_cp1d(machine: Machine) -> CP1DModel:
-    if machine.cp1d is None or machine.node.memory_hierarchy is None:
+    if machine.section("cp1d") is None or machine.node.memory_hierarchy is None:
         raise UserError(f"{machine.name} has no `cp1d:` section (and node.memory_hierarchy) describing "
                         f"Checconi & Petrini's data formats and costs; run it on bluegene_q, or add "
                         f"those sections (docs/reference/machine-files.md)")
-    return machine.cp1d
+    return machine.section("cp1d")
 
 
 # ----------------------------------------------------------------- layout
@@ -627,7 +628,7 @@ def op_cycles_at(machine: Machine, threads: int, bitmap_bytes: float, parent_byt
     k threads issues for one at a time, so it costs max(issue + latency,
     k x issue): more threads hide more latency until the core's issue
     slots are full (Fig. 11)."""
-    cp = machine.cp1d
+    cp = machine.section("cp1d")
     memory = machine.node.memory_hierarchy
     bitmap_latency = memory.access_cycles(bitmap_bytes)
     parent_latency = memory.access_cycles(parent_bytes)
@@ -669,5 +670,5 @@ def memory_seconds_at(machine: Machine, ops: dict, bitmap_bytes: float, parent_b
     miss_parent = memory.miss_rate(parent_bytes)
     lines = sum(counts * (RANDOM_ACCESSES[name][0] * miss_bitmap + RANDOM_ACCESSES[name][1] * miss_parent)
                 for name, counts in ops.items())
-    stream = ops.get("edge_entry", 0.0) * machine.cp1d.adjacency_entry_bytes
+    stream = ops.get("edge_entry", 0.0) * machine.section("cp1d").adjacency_entry_bytes
     return (stream + lines * memory.cache_line_bytes) / machine.node.memory_bandwidth_Bps

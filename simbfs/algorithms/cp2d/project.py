@@ -260,7 +260,7 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth,
                  edgefactor: int) -> tuple[float, float, list[LevelRecord]]:
     """Projected (edges, BFS time, level records) of one root at the target."""
     machine, N, R, C = target.machine, target.nodes, target.rows, target.cols
-    cp = machine.cp1d
+    cp = machine.section("cp1d")
     n_profile = graph.num_vertices
     vertex_scale = target.vertices / n_profile
     degree = graph.degree.astype(np.float64)

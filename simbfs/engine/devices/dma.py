@@ -24,8 +24,13 @@ Three commands, each one simpy event however many blocks it moves:
   the on-chip network, each followed by a small guard transfer that the
   fenced list ordering (``mfc_putlb``) keeps behind its payload.
 
-Every command is reported to the engine's recorder (issue time, owner,
-kind, duration); recorders only observe and never change timing.
+Every command is reported to the engine's recorder as a span on the
+owner's ``dma`` resource, from issue to completion; recorders only observe
+and never change timing.
+
+The machine file's ``dma:`` section (:data:`DMA.SECTION`) holds the curve,
+the latency, the command queue depth, the shared memory bandwidth and the
+alignment.
 """
 
 from __future__ import annotations
@@ -33,9 +38,54 @@ from __future__ import annotations
 import numpy as np
 import simpy
 
-from ..machine.model import DMAModel
-from .costs import aligned_bytes, dma_stream_seconds
-from .recorder import NULL_RECORDER
+from dataclasses import dataclass
+
+from ...machine import schema as S
+from ...machine.sections import MachineSection, SectionValues
+from ..costs import aligned_bytes, dma_stream_seconds
+from ..recorder import NULL_RECORDER
+from .base import Device
+
+
+@dataclass(frozen=True)
+class DMAModel:
+    latency_s: float
+    curve_block_bytes: tuple[float, ...]
+    curve_bandwidth_Bps: tuple[float, ...]
+    max_outstanding: int
+    shared_bandwidth_Bps: float
+    alignment_bytes: float = 1.0
+
+    def bandwidth(self, block_bytes: float) -> float:
+        """Engine bandwidth for transfers of ``block_bytes``, log-linear between points."""
+        xs = np.log2(np.asarray(self.curve_block_bytes))
+        return float(np.interp(np.log2(max(block_bytes, 1.0)), xs, self.curve_bandwidth_Bps))
+
+
+def _build_model(v: SectionValues) -> DMAModel:
+    blocks, bandwidths = v["bandwidth_curve"]
+    return DMAModel(latency_s=v["latency"], curve_block_bytes=blocks, curve_bandwidth_Bps=bandwidths,
+                    max_outstanding=v["max_outstanding"], shared_bandwidth_Bps=v["shared_bandwidth"],
+                    alignment_bytes=v["alignment"])
+
+
+SECTION = MachineSection(
+    name="dma",
+    build=_build_model,
+    schema=S.Section(
+        optional=True,
+        doc="A DMA engine between each processing element and main memory (engine/devices/dma.py).",
+        fields={
+            "latency": S.Param("time", "Time from issuing a DMA to its first byte arriving."),
+            "bandwidth_curve": S.Curve("size", "bandwidth", "block", "bandwidth",
+                                       "Bandwidth of one engine as a function of block size (log-linear in between)."),
+            "max_outstanding": S.Param("count", "Requests one engine may have in flight.", integer=True),
+            "shared_bandwidth": S.Param("bandwidth", "Main-memory bandwidth all engines share."),
+            "alignment": S.Param("size", "Transfers to and from main memory are aligned to this boundary: "
+                                         "main memory is charged every block rounded up to it."),
+        },
+    ),
+)
 
 
 class SharedMemoryPort:
@@ -54,13 +104,13 @@ class SharedMemoryPort:
 
 class DMAEngine:
     def __init__(self, env: simpy.Environment, model: DMAModel, memory: SharedMemoryPort | None = None,
-                 *, owner: int = 0, alignment_bytes: float = 1.0, recorder=NULL_RECORDER):
+                 *, owner: int = 0, recorder=NULL_RECORDER):
         self.env = env
         self.model = model
         self.memory = memory if memory is not None else SharedMemoryPort(model.shared_bandwidth_Bps)
         self.slots = simpy.Resource(env, capacity=model.max_outstanding)
         self.owner = owner
-        self.alignment_bytes = float(alignment_bytes)
+        self.alignment_bytes = float(model.alignment_bytes)
         self.recorder = recorder
         self.free_at = 0.0  # the engine's own data path
         self.bytes_moved = 0.0
@@ -96,7 +146,7 @@ class DMAEngine:
             end = self._finish_time(self.env.now + self.model.latency_s, nbytes, block, memory_bytes)
             yield self.env.timeout(end - self.env.now)
             self.bytes_moved += nbytes
-        self.recorder.record(issued, self.owner, kind, self.env.now - issued, bytes=float(nbytes))
+        self.recorder.record(self.owner, "dma", issued, self.env.now, kind, bytes=float(nbytes))
 
     def transfer_list(self, sizes, kind: str = "dma-list"):
         """Process: one DMA list moving blocks of ``sizes`` bytes (a numpy
@@ -112,7 +162,7 @@ class DMAEngine:
                                         self.aligned(sizes))
                 yield self.env.timeout(end - self.env.now)
             self.bytes_moved += nbytes
-        self.recorder.record(issued, self.owner, kind, self.env.now - issued, bytes=nbytes, blocks=len(sizes))
+        self.recorder.record(self.owner, "dma", issued, self.env.now, kind, bytes=nbytes, blocks=len(sizes))
 
     def reserve_put_list(self, network, destinations, sizes, guard_bytes: float) -> np.ndarray:
         """Reserve, from now, a fenced put list into other elements' local
@@ -138,6 +188,18 @@ class DMAEngine:
             arrivals = self.reserve_put_list(network, destinations, sizes, guard_bytes)
             end = float(arrivals.max(initial=self.env.now))
             yield self.env.timeout(end - self.env.now)
-        self.recorder.record(issued, self.owner, kind, self.env.now - issued, bytes=float(np.sum(sizes)),
+        self.recorder.record(self.owner, "dma", issued, self.env.now, kind, bytes=float(np.sum(sizes)),
                              blocks=len(destinations))
         return arrivals
+
+
+class DMA(Device):
+    """One DMA engine per node, all sharing one main-memory port."""
+
+    SECTION = SECTION
+
+    @classmethod
+    def attach(cls, env, machine, nodes: int, recorder) -> list[DMAEngine]:
+        model = machine.section(SECTION.name)
+        memory = SharedMemoryPort(model.shared_bandwidth_Bps)
+        return [DMAEngine(env, model, memory, owner=rank, recorder=recorder) for rank in range(nodes)]
