@@ -132,3 +132,54 @@ def test_the_completion_hook_may_come_from_any_rank():
     env.process(rank(1))
     env.run()
     assert ran == [[3]]
+
+
+def test_a_recorder_sees_each_ranks_work_wait_and_the_operation():
+    """Rank 0 computes 10 ns of 'scan', rank 1 computes 40 ns; the allreduce
+    of one int64 over 2 ranks costs 1 stage of 50 ns + 8 B at 1 B/ns = 58 ns
+    from the last arrival. Rank 0 waits 10..40 ns; both are in the
+    allreduce 40..98 ns."""
+    from simbfs.engine import TimelineRecorder
+    from simbfs.engine.costs import allreduce_time
+
+    machine = tiny_machine()
+    env = simpy.Environment()
+    net = Network(env, make_topology(machine.network, 2), machine.network, machine.messaging)
+    recorder = TimelineRecorder()
+    coll = Collectives(env, 2, machine.collectives, net, recorder)
+    for r, busy in ((0, 10e-9), (1, 40e-9)):
+        env.process(_one_allreduce(coll, r, busy))
+    env.run()
+    cost = allreduce_time(machine.collectives, 2, 8)
+    assert cost * 1e9 == pytest.approx(58)
+    spans = sorted((s.node, s.resource, s.what, round(s.start_s * 1e9, 6), round(s.end_s * 1e9, 6), s.detail)
+                   for s in recorder.spans)
+    end = round(40 + cost * 1e9, 6)
+    assert spans == [
+        (0, "collective", "allreduce", 40, end, {"level": 3}),
+        (0, "cpu", "scan", 0, 10, {"level": 3}),
+        (0, "cpu", "wait", 10, 40, {"level": 3, "on": "allreduce"}),
+        (1, "collective", "allreduce", 40, end, {"level": 3}),
+        (1, "cpu", "scan", 0, 40, {"level": 3}),
+    ]
+    assert env.now * 1e9 == pytest.approx(end)
+
+
+def _one_allreduce(coll, rank, busy):
+    yield coll.allreduce(rank, np.array([rank], dtype=np.int64), after=busy, work="scan", level=3)
+
+
+def test_without_a_recorder_nothing_is_kept_and_timing_is_the_same():
+    from simbfs.engine import TimelineRecorder
+
+    ends = []
+    for recorder in (None, TimelineRecorder()):
+        machine = tiny_machine()
+        env = simpy.Environment()
+        net = Network(env, make_topology(machine.network, 3), machine.network, machine.messaging)
+        coll = Collectives(env, 3, machine.collectives, net, *([recorder] if recorder else []))
+        for r in range(3):
+            env.process(_one_allreduce(coll, r, (r + 1) * 7e-9))
+        env.run()
+        ends.append(env.now)
+    assert ends[0] == ends[1]

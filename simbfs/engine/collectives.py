@@ -12,6 +12,14 @@ now. A node that computes for t and then enters a collective is the same as
 a node entering it at now + t, and saying so costs no simpy event: a
 bulk-synchronous level needs two events per node instead of four.
 
+With a recorder (engine/recorder.py), every completed collective reports,
+for every rank: the work it did in ``after`` (on ``cpu``, named by the
+caller's ``work``, e.g. ``top-down``), its wait for the last rank (``wait``
+on ``cpu``) and the operation itself (``alltoallv`` on ``nic``; a barrier,
+allreduce or allgather on ``collective``), each with the caller's ``level``.
+So a bulk-synchronous node's spans tile its whole run. Recording happens
+after the timing is fixed and never changes it.
+
 The prices are the pure functions of engine/costs.py (barrier_time,
 allreduce_time, allgather_time; an alltoallv is the network's flow-level
 exchange_cost), which projections call directly with no simpy objects.
@@ -29,6 +37,7 @@ from ..machine.model import CollectiveModel
 from .costs import ExchangeCost, allgather_time, allreduce_time, barrier_time
 from .messaging import MessagingLayer
 from .network import Network
+from .recorder import NULL_RECORDER
 
 
 @dataclass(frozen=True)
@@ -42,20 +51,30 @@ class CollectiveResult:
 
 
 class _Rendezvous:
-    __slots__ = ("kind", "contributions", "arrivals", "last_arrival", "on_complete", "event")
+    __slots__ = ("kind", "contributions", "arrivals", "last_arrival", "on_complete", "event", "arrived_at",
+                 "worked")
 
-    def __init__(self, env: simpy.Environment, size: int, kind: str):
+    def __init__(self, env: simpy.Environment, size: int, kind: str, recording: bool):
         self.kind = kind
         self.contributions: list[Any] = [None] * size
+        # per rank, when recording: its arrival time and its (work, seconds, level)
+        self.arrived_at = np.zeros(size) if recording else None
+        self.worked: list[Any] = [None] * size if recording else None
         self.arrivals = 0
         self.last_arrival = env.now
         self.on_complete = None
         self.event = env.event()
 
 
+# the resource a collective occupies, in recorded spans
+_RESOURCE = {"alltoallv": "nic", "allreduce": "collective", "allgather": "collective", "barrier": "collective"}
+
+
 class Collectives:
-    def __init__(self, env: simpy.Environment, nodes: int, model: CollectiveModel, network: Network):
+    def __init__(self, env: simpy.Environment, nodes: int, model: CollectiveModel, network: Network,
+                 recorder=NULL_RECORDER):
         self.env = env
+        self.recorder = recorder
         self.nodes = nodes
         self.model = model
         self.network = network
@@ -73,12 +92,13 @@ class Collectives:
         return allgather_time(self.model, self.nodes, total_bytes)
 
     # ------------------------------------------------------------ operations
-    def barrier(self, rank: int, after: float = 0.0) -> simpy.Event:
-        return self._join("barrier", rank, None, lambda _: (None, self.barrier_cost(), None), after=after)
+    def barrier(self, rank: int, after: float = 0.0, work: str | None = None, level: int | None = None) -> simpy.Event:
+        return self._join("barrier", rank, None, lambda _: (None, self.barrier_cost(), None), after=after,
+                          work=work, level=level)
 
     def allreduce(self, rank: int, value: np.ndarray, op: np.ufunc = np.add,
                   on_complete: Callable[[CollectiveResult], None] | None = None,
-                  after: float = 0.0) -> simpy.Event:
+                  after: float = 0.0, work: str | None = None, level: int | None = None) -> simpy.Event:
         """Combine ``value`` (a small numpy array) over all ranks with ``op``.
 
         ``op`` is a numpy ufunc (``np.add``, ``np.maximum``, ``np.logical_or``).
@@ -92,10 +112,10 @@ class Collectives:
             total = op.reduce(np.stack(contributions), axis=0)
             return total, self.allreduce_cost(value.nbytes), None
 
-        return self._join("allreduce", rank, value, finish, on_complete, after)
+        return self._join("allreduce", rank, value, finish, on_complete, after, work, level)
 
     def allgather(self, rank: int, nbytes: float, gather: Callable[[], Any] | None = None,
-                  after: float = 0.0) -> simpy.Event:
+                  after: float = 0.0, work: str | None = None, level: int | None = None) -> simpy.Event:
         """Every rank contributes ``nbytes``; ``gather()`` (called once, when
         the last rank arrives) builds the replicated result from the shared
         state."""
@@ -104,10 +124,11 @@ class Collectives:
             total = float(sum(contributions))
             return (gather() if gather else None), self.allgather_cost(total), None
 
-        return self._join("allgather", rank, float(nbytes), finish, after=after)
+        return self._join("allgather", rank, float(nbytes), finish, after=after, work=work, level=level)
 
     def alltoallv(self, rank: int, deliver: Callable[[], tuple[np.ndarray, np.ndarray | None, Any]],
-                  after: float = 0.0, messaging: MessagingLayer | None = None) -> simpy.Event:
+                  after: float = 0.0, messaging: MessagingLayer | None = None, work: str | None = None,
+                  level: int | None = None) -> simpy.Event:
         """Bulk exchange. ``deliver()`` is called once, when the last rank
         arrives; it returns (payload bytes matrix, packets matrix or None,
         value) where value is handed to every rank (the delivered messages).
@@ -119,19 +140,22 @@ class Collectives:
             cost = self.network.exchange_cost(payload, packets, messaging)
             return value, cost.time_s, cost
 
-        return self._join("alltoallv", rank, None, finish, after=after)
+        return self._join("alltoallv", rank, None, finish, after=after, work=work, level=level)
 
     # ------------------------------------------------------------- machinery
     def _join(self, kind: str, rank: int, contribution: Any, finish: Callable,
               on_complete: Callable[[CollectiveResult], None] | None = None,
-              after: float = 0.0) -> simpy.Event:
+              after: float = 0.0, work: str | None = None, level: int | None = None) -> simpy.Event:
+        """Rank ``rank`` joins its next collective, arriving ``after`` seconds
+        from now, having spent them on ``work`` (for the recorder; None
+        records no work span, for callers that record their own)."""
         if after < 0:
             raise ValueError(f"rank {rank} cannot arrive at a {kind} {after} s in the past")
         call = int(self._calls[rank])
         self._calls[rank] += 1
         rendezvous = self._open.get(call)
         if rendezvous is None:
-            rendezvous = self._open[call] = _Rendezvous(self.env, self.nodes, kind)
+            rendezvous = self._open[call] = _Rendezvous(self.env, self.nodes, kind, self.recorder.enabled)
         elif rendezvous.kind != kind:
             # SPMD code that diverged: every rank must call the same collectives in order.
             raise RuntimeError(f"collective #{call}: rank {rank} called {kind}, other ranks {rendezvous.kind}")
@@ -140,6 +164,9 @@ class Collectives:
         rendezvous.contributions[rank] = contribution
         rendezvous.arrivals += 1
         rendezvous.last_arrival = max(rendezvous.last_arrival, self.env.now + after)
+        if rendezvous.arrived_at is not None:
+            rendezvous.arrived_at[rank] = self.env.now + after
+            rendezvous.worked[rank] = (work, after, level)
         if rendezvous.arrivals == self.nodes:
             del self._open[call]
             value, cost, exchange = finish(rendezvous.contributions)
@@ -148,9 +175,27 @@ class Collectives:
             done = self.env.timeout(started + cost - self.env.now)
 
             def complete(_event):
+                if rendezvous.arrived_at is not None:
+                    self._record(rendezvous, result)
                 if rendezvous.on_complete is not None:
                     rendezvous.on_complete(result)
                 rendezvous.event.succeed(result)
 
             done.callbacks.append(complete)
         return rendezvous.event
+
+    def _record(self, rendezvous: _Rendezvous, result: CollectiveResult) -> None:
+        """Every rank's work, wait and share of the operation (module docstring)."""
+        record = self.recorder.record
+        resource = _RESOURCE[rendezvous.kind]
+        started, ended = result.started_s, result.started_s + result.cost_s
+        for rank in range(self.nodes):
+            arrived = float(rendezvous.arrived_at[rank])
+            work, seconds, level = rendezvous.worked[rank]
+            detail = {} if level is None else {"level": level}
+            if work is not None and seconds > 0:
+                record(rank, "cpu", arrived - seconds, arrived, work, **detail)
+            if arrived < started:
+                record(rank, "cpu", arrived, started, "wait", on=rendezvous.kind, **detail)
+            if ended > started:
+                record(rank, resource, started, ended, rendezvous.kind, **detail)

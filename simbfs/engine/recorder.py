@@ -1,30 +1,38 @@
 """Timeline recorders: observe what each simulated node does, never change it.
 
 Every algorithm and device reports its activity as spans: on ``node``, the
-``resource`` (``cpu`` for a node's cores, ``nic`` for its network port,
-``dma``, ``spu`` for a Cell SPE's processor) was busy from ``start_s`` to
-``end_s`` doing ``what`` (a short name such as ``top-down`` or
-``alltoall``), with optional details (level, bytes, ...). Times are
-simulated seconds from the start of the root's BFS. ``NULL_RECORDER`` (the
-default) drops them; :class:`TimelineRecorder` keeps them for a table, a
-timeline plot (docs/background/cell-timeline.md) or an export.
+``resource`` was busy from ``start_s`` to ``end_s`` doing ``what`` (a short
+name such as ``top-down`` or ``alltoallv``), with details (``level``,
+bytes, ...). Times are simulated seconds from the start of the root's BFS.
+``NULL_RECORDER`` (the default) drops them; :class:`TimelineRecorder` keeps
+them for a table, a timeline plot (docs/background/cell-timeline.md) or an
+export.
+
+Resources: ``cpu`` (the node's cores, or a Cell SPE's SPU: work, and
+``wait`` when idle), ``nic`` (its network port: an ``alltoallv``, or a
+cp1d-spi node's ``exchange``), ``collective`` (``allreduce``,
+``allgather``, ``barrier``), ``dma`` (a DMA engine's commands), and
+``node`` (cp1d-spi's overlapped ``busy`` time of a level).
 
 Recording is a plain method call made after the span's timing is fixed, so
 a run with a recorder has exactly the timing of a run without one (tested
-for every algorithm).
+for every algorithm, tests/test_engine_recorder.py).
 
-What each algorithm reports:
+Who reports what:
 
-* bsp1d-*: per level, each node's ``cpu`` compute (``top-down`` or
-  ``bottom-up``), its ``nic`` exchange (``exchange``), and ``sync`` (the
-  level's allreduce) on ``cpu``.
-* cp1d-spi, cp1d-mpi: per level, each node's ``cpu`` busy time (the
-  direction), its ``nic`` traffic (``exchange``), and ``sync``.
-* cp2d: per level, each node's ``cpu`` phases (``expand``, ``fold``) and
-  ``nic`` phases (``expand-exchange``, ``fold-exchange``), and ``sync``.
+* the collectives (engine/collectives.py), for every rank: the work done
+  before arriving, named by the caller (bsp1d ``top-down``, ``claim``,
+  ``bottom-up``; cp1d-mpi ``<direction> count``, ``<direction> pack``,
+  ``claim``; cp2d ``pack``, ``scan``, ``claim``), the ``wait`` for the last
+  rank, and the operation. In these bulk-synchronous codes a node's spans
+  tile its whole run.
+* cp1d-spi: per level, the threads' work on ``cpu`` (named by direction),
+  the port's ``exchange`` on ``nic`` and the level's ``busy`` on ``node``,
+  all from the level's start (they overlap: the level lasts the longest of
+  them plus the drain), then the collectives' spans.
 * cell-*: SPU steps ``dispatch``, ``bitmap``, ``*-issue`` (DMA set-up) and
-  ``wait`` on ``spu``; DMA commands ``fetch``, ``gather``, ``alltoall``,
-  ``commit`` on ``dma``; ``sync`` (a barrier or allreduce) on ``spu``.
+  ``wait`` on ``cpu``; DMA commands ``fetch``, ``gather``, ``alltoall``,
+  ``commit`` on ``dma``; the collectives' waits and operations.
 """
 
 from __future__ import annotations

@@ -70,6 +70,6 @@ class Simulation:
         the devices and whatever the algorithm reports."""
         env = simpy.Environment()
         network = Network(env, self.topology, self.machine.network, self.machine.messaging)
-        collectives = Collectives(env, self.nodes, self.machine.collectives, network)
+        collectives = Collectives(env, self.nodes, self.machine.collectives, network, recorder)
         devices = attach_devices(env, self.machine, self.nodes, recorder)
         return SimContext(env=env, network=network, collectives=collectives, devices=devices, recorder=recorder)

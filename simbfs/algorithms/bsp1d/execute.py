@@ -164,13 +164,13 @@ class BSP1D(Algorithm):
 
     # ------------------------------------------------------------------ run
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
-        return _Run(self, sim, graph, root).execute()
+        return _Run(self, sim, graph, root, recorder).execute()
 
 
 class _Run:
     """The BFS of one root on one simulated machine."""
 
-    def __init__(self, algorithm: BSP1D, sim: Simulation, graph: Graph, root: int):
+    def __init__(self, algorithm: BSP1D, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
         self.algorithm = algorithm
         self.sim = sim
         self.graph = graph
@@ -181,7 +181,7 @@ class _Run:
         # [starts[i], starts[i + 1])
         self.starts = (np.arange(self.N + 1, dtype=np.int64) * self.n + self.N - 1) // self.N
         self.local_vertices = np.diff(self.starts)
-        self.ctx = sim.context()
+        self.ctx = sim.context(recorder)
         self.parent = np.full(self.n, -1, dtype=np.int64)
         self.parent[root] = root
         self.root = root
@@ -282,12 +282,15 @@ class _Run:
 
         Compute is passed to the next collective as ``after`` (the node
         arrives when it has finished computing) instead of being a timeout
-        of its own: same timeline, half the events."""
+        of its own: same timeline, half the events. The collectives report
+        the compute (named by direction), the waits and themselves to the
+        recorder."""
         coll = self.ctx.collectives
         node = self.machine.node
         while not self._done:
+            level = self._level
             if self.direction == BOTTOM_UP:
-                result = yield coll.allgather(rank, self.local_vertices[rank] / 8)
+                result = yield coll.allgather(rank, self.local_vertices[rank] / 8, level=level)
                 self._level_comm[0] = result.cost_s
                 # every node receives the other nodes' slices of the bitmap
                 self._collective_bytes = (self.N - 1) * self.n / 8
@@ -297,7 +300,7 @@ class _Run:
             busy = work.send_s[rank]
             compute = busy
             if work.direction == TOP_DOWN:
-                result = yield coll.alltoallv(rank, self._deliver, after=busy)
+                result = yield coll.alltoallv(rank, self._deliver, after=busy, work=TOP_DOWN, level=level)
                 self._level_comm[1] = result.cost_s
                 self._exchange = result.exchange
                 if work.recv_s is None:
@@ -306,7 +309,8 @@ class _Run:
                 compute += busy
             self._node_compute[rank] = compute
             yield coll.allreduce(rank, self._local_counts(rank), np.add, on_complete=self._finish_level,
-                                 after=busy)
+                                 after=busy, work="claim" if work.direction == TOP_DOWN else BOTTOM_UP,
+                                 level=level)
 
     def _deliver(self):
         self.top_down_receive()

@@ -382,7 +382,7 @@ class _Run:
         if duration > 0:
             start = self.env.now
             yield self.env.timeout(duration)
-            self.recorder.record(rank, "spu", start, start + duration, kind)
+            self.recorder.record(rank, "cpu", start, start + duration, kind, level=self.level)
 
     def wait(self, rank: int, event, what: str):
         start = self.env.now
@@ -390,7 +390,7 @@ class _Run:
             yield event
         if self.env.now > start:
             self.transfer_wait[rank] += self.env.now - start
-            self.recorder.record(rank, "spu", start, self.env.now, "wait", on=what)
+            self.recorder.record(rank, "cpu", start, self.env.now, "wait", on=what, level=self.level)
         return event.value if event.processed or event.triggered else None
 
     def fetch(self, rank: int, index: int):
@@ -421,7 +421,7 @@ class _Run:
             self._arrived(t, p, float(arrival))
         end = float(arrivals.max(initial=self.env.now))
         if end > self.env.now:
-            self.recorder.record(rank, "dma", self.env.now, end, "alltoall", bytes=float(sizes.sum()))
+            self.recorder.record(rank, "dma", self.env.now, end, "alltoall", bytes=float(sizes.sum()), level=self.level)
         return self.env.timeout(end - self.env.now)
 
     def _arrived(self, t: int, p: int, arrival: float) -> None:
@@ -470,9 +470,8 @@ class _Run:
             else:
                 yield from self.level_bsp(rank)
             count = np.array([len(self.plan.next_queues[rank])], dtype=np.int64)
-            start = self.env.now
-            yield coll.allreduce(rank, count, np.add, on_complete=self._finish_level)
-            self.recorder.record(rank, "spu", start, self.env.now, "sync")
+            # the collectives record the wait and the allreduce
+            yield coll.allreduce(rank, count, np.add, on_complete=self._finish_level, level=self.level)
 
     def _fetch_until(self, rank: int, state: dict, need: int):
         """Make bQ blocks [0, need) available; double-buffered: when block j
@@ -563,9 +562,7 @@ class _Run:
     def _barrier(self, rank: int):
         if self.N == 1:
             return
-        start = self.env.now
-        yield self.ctx.collectives.barrier(rank)
-        self.recorder.record(rank, "spu", start, self.env.now, "sync")
+        yield self.ctx.collectives.barrier(rank, level=self.level)
 
     # ---------------------------------------------------------- bookkeeping
     def _finish_level(self, closing) -> None:

@@ -59,7 +59,7 @@ class CP1DMPI(CP1DSPI):
         return mpi_memory_bytes(machine, num_vertices, num_directed_edges, nodes)
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
-        return _Run(self, sim, graph, root).execute()
+        return _Run(self, sim, graph, root, recorder).execute()
 
 
 def mpi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
@@ -103,8 +103,8 @@ def mpi_rounds(layout: cp1d.Layout, work: cp1d.LevelWork) -> tuple[list, dict]:
 
 
 class _Run(Cp1dRun):
-    def __init__(self, algorithm: CP1DMPI, sim: Simulation, graph: Graph, root: int):
-        super().__init__(algorithm, sim, graph, root)
+    def __init__(self, algorithm: CP1DMPI, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
+        super().__init__(algorithm, sim, graph, root, recorder)
         self._plan = None
         self._comm = 0.0
 
@@ -148,12 +148,15 @@ class _Run(Cp1dRun):
                 self._plan = self._plan_level()
                 self._comm = 0.0
             work, phases, final, _, _ = self._plan
-            for compute, payload, packets in phases:
+            for phase, (compute, payload, packets) in enumerate(phases):
+                # each round is a counting pass, then a writing pass (mpi_rounds)
+                doing = f"{work.direction} {'count' if phase % 2 == 0 else 'pack'}"
                 result = yield coll.alltoallv(rank, lambda p=payload, q=packets: (p, q, None),
-                                              after=float(compute[rank]), messaging=mpi)
+                                              after=float(compute[rank]), messaging=mpi, work=doing,
+                                              level=self._level)
                 if rank == 0:
                     self._comm += result.cost_s
-            yield self.closing_allreduce(rank, after=float(final[rank]))
+            yield self.closing_allreduce(rank, after=float(final[rank]), work="claim")
         if self._final_words:
             yield self.final_allreduce(rank)
 

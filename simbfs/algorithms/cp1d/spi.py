@@ -147,7 +147,7 @@ class CP1DSPI(Algorithm):
         return self._layouts[key]
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
-        return _Run(self, sim, graph, root).execute()
+        return _Run(self, sim, graph, root, recorder).execute()
 
 
 def spi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
@@ -167,7 +167,7 @@ class Cp1dRun:
     """What one root's run of a cp1d-* code keeps, whatever its timing: the
     BFS state, the level records, the closing allreduces of Algorithm 4."""
 
-    def __init__(self, algorithm: CP1DSPI, sim: Simulation, graph: Graph, root: int):
+    def __init__(self, algorithm: CP1DSPI, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
         self.options = algorithm.options
         self.sim = sim
         self.machine = sim.machine
@@ -175,7 +175,8 @@ class Cp1dRun:
         self.layout = algorithm.layout(graph, sim)
         self.N = sim.nodes
         self.n = graph.num_vertices
-        self.ctx = sim.context()
+        self.ctx = sim.context(recorder)
+        self.recorder = recorder
         self.root = root
         self.parent = np.full(self.n, -1, dtype=np.int64)
         self.parent[root] = root
@@ -193,14 +194,15 @@ class Cp1dRun:
         self._closing_words = cp1d.closing_words(heavy)
         self._final_words = heavy
 
-    def closing_allreduce(self, rank: int, after: float):
+    def closing_allreduce(self, rank: int, after: float, work: str | None = None):
         return self.ctx.collectives.allreduce(rank, np.zeros(self._closing_words, dtype=np.int64), np.add,
-                                              on_complete=self._finish_level, after=after)
+                                              on_complete=self._finish_level, after=after, work=work,
+                                              level=self._level)
 
     def final_allreduce(self, rank: int):
         """P^H, when there are heavy vertices: one allreduce picks their parents."""
         return self.ctx.collectives.allreduce(rank, np.zeros(self._final_words, dtype=np.int64), np.minimum,
-                                              on_complete=self._finish_visit)
+                                              on_complete=self._finish_visit, level=self.records[-1].level)
 
     def _finish_visit(self, result) -> None:
         last = self.records[-1]
@@ -229,8 +231,8 @@ class Cp1dRun:
 
 
 class _Run(Cp1dRun):
-    def __init__(self, algorithm: CP1DSPI, sim: Simulation, graph: Graph, root: int):
-        super().__init__(algorithm, sim, graph, root)
+    def __init__(self, algorithm: CP1DSPI, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
+        super().__init__(algorithm, sim, graph, root, recorder)
         self._busy = None
         self._pending = None
 
@@ -287,14 +289,31 @@ class _Run(Cp1dRun):
         return float(np.floor(self.machine.network.packet_payload_bytes / self.cp.uncompressed_entry_bytes))
 
     def node_program(self, rank: int):
+        """One node: per level, its busy time (threads, ports, links and
+        memory overlapped, then the drain), then the closing allreduce."""
         while not self._done:
             if self._busy is None:
                 work, priced = self._level_work()
                 self._pending = (work, priced)
                 self._busy = priced[0].tolist()
+            if self.recorder.enabled:
+                self._record_level(rank)
             yield self.closing_allreduce(rank, after=self._busy[rank])
         if self._final_words:
             yield self.final_allreduce(rank)
+
+    def _record_level(self, rank: int) -> None:
+        """The node's overlapped activity from the level's start: its
+        threads' work (``cpu``, named by direction), its port traffic
+        (``nic``: the longer of sending and receiving) and the level's
+        whole busy time (``busy`` on ``node``, up to the drain's end)."""
+        work, (busy, cpu, _, _, _, loads, _) = self._pending
+        start, level = self._level_start, self._level
+        self.recorder.record(rank, "cpu", start, start + float(cpu[rank]), work.direction, level=level)
+        port = max(float(loads.inject_s[rank]), float(loads.eject_s[rank]))
+        if port > 0:
+            self.recorder.record(rank, "nic", start, start + port, "exchange", level=level)
+        self.recorder.record(rank, "node", start, start + float(busy[rank]), "busy", level=level)
 
     def _finish_level(self, closing) -> None:
         work, (busy, cpu, scan, receive, traffic, loads, memory) = self._pending

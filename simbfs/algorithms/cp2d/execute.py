@@ -189,7 +189,7 @@ class CP2D(Algorithm):
         return node_memory_bytes(machine, num_vertices, num_directed_edges, nodes)
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
-        return _Run(self, sim, graph, root).execute()
+        return _Run(self, sim, graph, root, recorder).execute()
 
 
 @dataclass
@@ -211,7 +211,7 @@ class _Level:
 
 
 class _Run:
-    def __init__(self, algorithm: CP2D, sim: Simulation, graph: Graph, root: int):
+    def __init__(self, algorithm: CP2D, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
         self.algorithm = algorithm
         self.sim = sim
         self.machine = sim.machine
@@ -220,7 +220,7 @@ class _Run:
         self.N = sim.nodes
         self.R, self.C = grid_shape(self.N)
         self.n = graph.num_vertices
-        self.ctx = sim.context()
+        self.ctx = sim.context(recorder)
         self.root = root
         self.parent = np.full(self.n, -1, dtype=np.int64)
         self.parent[root] = root
@@ -334,14 +334,18 @@ class _Run:
         coll = self.ctx.collectives
         while not self._done:
             work = self.level_work()
-            result = yield coll.alltoallv(rank, self._deliver_expand, after=work.pack_s[rank])
+            level = self._level
+            result = yield coll.alltoallv(rank, self._deliver_expand, after=work.pack_s[rank], work="pack",
+                                          level=level)
             if rank == 0:
                 self._expand = result
-            result = yield coll.alltoallv(rank, self._deliver_fold, after=work.scan_s[rank])
+            result = yield coll.alltoallv(rank, self._deliver_fold, after=work.scan_s[rank], work="scan",
+                                          level=level)
             if rank == 0:
                 self._fold = result
             yield coll.allreduce(rank, np.array([work.next_counts[rank]], dtype=np.int64), np.add,
-                                 on_complete=self._finish_level, after=work.recv_s[rank])
+                                 on_complete=self._finish_level, after=work.recv_s[rank], work="claim",
+                                 level=level)
 
     def _deliver_expand(self):
         return self._work.expand_payload, None, None
