@@ -57,6 +57,16 @@ class LevelRecord:
     receive_s: float = 0.0
     flush_s: float = 0.0
 
+    @classmethod
+    def with_rest_as_synchronisation(cls, *, time_s: float, compute_s: float, communication_s: float,
+                                     **fields) -> "LevelRecord":
+        """The record whose synchronisation is what the level's time leaves
+        after compute and communication (round-off below 1e-9 of the level
+        is zero), so that the three add up by construction."""
+        return cls(time_s=time_s, compute_s=compute_s, communication_s=communication_s,
+                   synchronisation_s=without_rounding_noise(time_s - compute_s - communication_s, time_s),
+                   **fields)
+
     def as_dict(self) -> dict:
         """The record as JSON-ready values; byte counts are whole numbers."""
         out = asdict(self)

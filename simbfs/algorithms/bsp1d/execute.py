@@ -53,7 +53,7 @@ from ...bfs.direction import BOTTOM_UP, TOP_DOWN, choose_direction
 from ...engine import NULL_RECORDER, Simulation, run_node_programs
 from ...graph import Graph
 from ..base import Algorithm
-from ...records import LevelRecord, RootRun, without_rounding_noise
+from ...records import LevelRecord, RootRun
 
 
 def gather_adjacency(graph: Graph, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -337,7 +337,7 @@ class _Run:
         comm = float(self._level_comm.sum()) + closing.cost_s
         compute_mean = float(self._node_compute.mean())
         exchange = self._exchange
-        self.records.append(LevelRecord(
+        self.records.append(LevelRecord.with_rest_as_synchronisation(
             root=self.root,
             level=self._level,
             direction=work.direction,
@@ -348,7 +348,6 @@ class _Run:
             time_s=time_s,
             compute_s=compute_mean,
             communication_s=comm,
-            synchronisation_s=without_rounding_noise(time_s - compute_mean - comm, time_s),
             compute_max_s=float(self._node_compute.max()),
             bottleneck=exchange.bottleneck if exchange else "none",
             collective_bytes=self._collective_bytes,

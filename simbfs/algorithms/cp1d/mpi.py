@@ -38,7 +38,7 @@ from ...bfs.direction import TOP_DOWN
 from ...engine import NULL_RECORDER, Simulation
 from ...engine.messaging import MPIMessages
 from ...graph import Graph
-from ...records import LevelRecord, RootRun, without_rounding_noise
+from ...records import LevelRecord, RootRun
 from . import work as cp1d
 from .work import _add
 from .spi import CP1DSPI, Cp1dRun, NeverVisible
@@ -167,7 +167,7 @@ class _Run(Cp1dRun):
         compute_mean = float(per_node.mean())
         receive_mean = float(receive.mean())
         comm = self._comm + closing.cost_s
-        self.records.append(LevelRecord(
+        self.records.append(LevelRecord.with_rest_as_synchronisation(
             root=self.root,
             level=self._level,
             direction=work.direction,
@@ -178,7 +178,6 @@ class _Run(Cp1dRun):
             time_s=time_s,
             compute_s=compute_mean,
             communication_s=comm,
-            synchronisation_s=without_rounding_noise(time_s - compute_mean - comm, time_s),
             compute_max_s=float(per_node.max()),
             bottleneck="none",
             collective_bytes=float(8 * self._closing_words * max(self.N - 1, 0)),

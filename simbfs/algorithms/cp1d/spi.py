@@ -43,7 +43,7 @@ from ...engine.messaging import DirectPackets
 from ...errors import UserError
 from ...graph import Graph
 from ..base import Algorithm
-from ...records import LevelRecord, RootRun, without_rounding_noise
+from ...records import LevelRecord, RootRun
 from . import work as cp1d
 from .work import CP1DOptions, Layout, LevelWork, Traffic
 
@@ -320,7 +320,7 @@ class _Run(Cp1dRun):
         time_s = self.ctx.env.now - self._level_start
         compute_mean = float(cpu.mean())
         comm = float((busy - cpu).mean()) + closing.cost_s
-        self.records.append(LevelRecord(
+        self.records.append(LevelRecord.with_rest_as_synchronisation(
             root=self.root,
             level=self._level,
             direction=work.direction,
@@ -331,7 +331,6 @@ class _Run(Cp1dRun):
             time_s=time_s,
             compute_s=compute_mean,
             communication_s=comm,
-            synchronisation_s=without_rounding_noise(time_s - compute_mean - comm, time_s),
             compute_max_s=float(cpu.max()),
             bottleneck=_bottleneck(cpu, loads, memory),
             collective_bytes=float(8 * self._closing_words * max(self.N - 1, 0)),

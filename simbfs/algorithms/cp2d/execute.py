@@ -87,7 +87,7 @@ from ...errors import UserError
 from ...graph import Graph
 from ...machine.model import Machine
 from ..base import Algorithm
-from ...records import LevelRecord, RootRun, without_rounding_noise
+from ...records import LevelRecord, RootRun
 from ..cp1d import work as cp1d
 from ..bsp1d.execute import gather_adjacency
 
@@ -367,8 +367,7 @@ class _Run:
                  "expand": (expand.cost_s, expand.exchange.bottleneck),
                  "fold": (fold.cost_s, fold.exchange.bottleneck)}
         largest = max(terms.values(), key=lambda t: t[0])
-        sync = time_s - compute_mean - comm
-        self.records.append(LevelRecord(
+        self.records.append(LevelRecord.with_rest_as_synchronisation(
             root=self.root,
             level=self._level,
             direction=TOP_DOWN,
@@ -379,7 +378,6 @@ class _Run:
             time_s=time_s,
             compute_s=compute_mean,
             communication_s=comm,
-            synchronisation_s=without_rounding_noise(sync, time_s),
             compute_max_s=compute_max,
             bottleneck=largest[1] if largest[0] > 0 else "none",
             collective_bytes=float(8 * max(self.N - 1, 0)),
