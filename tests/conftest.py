@@ -75,3 +75,23 @@ def tiny_machine(**changes):
 @pytest.fixture
 def tiny():
     return tiny_machine
+
+
+@pytest.fixture(scope="session")
+def quick_experiment(tmp_path_factory):
+    """Runs an experiment script (``experiments.<machine>.<name>``) at its
+    ``--quick`` size once per session, into its own temporary folder, and
+    gives (that folder, what its ``main`` returned): the test that every
+    script runs and the tests of what a script finds share one run."""
+    import importlib
+
+    done = {}
+
+    def run(module_name: str):
+        if module_name not in done:
+            module = importlib.import_module(module_name)
+            out = tmp_path_factory.mktemp(module_name.replace(".", "_"))
+            done[module_name] = (out, module.main(["--quick", "--out", str(out)]))
+        return done[module_name]
+
+    return run

@@ -105,7 +105,7 @@ def test_arity_10_throughput_is_predicted_within_the_claims_tolerance():
     """cell.arity10: 8 SPEs reach 101.6 ME/s at arity 10 (tolerance 15%).
     The paper says throughput does not depend on graph size
     (cell.size_insensitive), so a 2^16-vertex graph stands in for its larger
-    ones; experiments/cell_arity10.py runs up to 2^22."""
+    ones; experiments/cell_be/arity10.py runs up to 2^22."""
     from simbfs.claims import within_tolerance
     from simbfs.graph import search_keys
     from simbfs.bfs import teps_statistics

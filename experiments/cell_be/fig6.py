@@ -1,14 +1,22 @@
 """Fig. 6 of 001: aggregate throughput versus SPEs (1-8) for arity 16 to 512
 (claim cell.spe_scaling, a trend: virtually linear at high arity, limited
 saturation at small arity). Graph sizes: about 2^22 edges per arity, and
-within the bitmap limit of 1 SPE (1.31 M vertices)."""
+within the bitmap limit of 1 SPE (1.31 M vertices).
+
+    python experiments/cell_be/fig6.py [--quick] [--out DIR]
+"""
 
 from __future__ import annotations
 
-try:
-    from experiments import cell_common as C
-except ImportError:
-    import cell_common as C
+import math
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from experiments import lib  # noqa: E402
+from experiments.cell_be import cell as C  # noqa: E402
 
 ARITIES = (16, 32, 64, 128, 256, 512)
 SPE_COUNTS = (1, 2, 4, 8)
@@ -18,25 +26,25 @@ ROOTS = 2
 
 
 def scale_for(arity: float, edges_log2: int) -> int:
-    return max(8, min(20, edges_log2 - int(round(__import__("math").log2(arity)))))
+    return max(8, min(20, edges_log2 - int(round(math.log2(arity)))))
 
 
 def main(argv=None):
     args = C.parse_args(__doc__, argv)
-    out = C.out_dir(args)
+    out = lib.out_dir(args)
     edges_log2 = QUICK_EDGES_LOG2 if args.quick else EDGES_LOG2
     arities = ARITIES[::5] if args.quick else ARITIES
     rows = []
     for arity in arities:
         scale = scale_for(arity, edges_log2)
         for spes in SPE_COUNTS:
-            r = C.run_cell(arity, scale, spes, roots=1 if args.quick else ROOTS)
-            rows.append({"arity": arity, "scale": scale, "spes": spes, "ME_s": r["teps"] / 1e6})
+            r = C.run(arity, scale, spes, roots=1 if args.quick else ROOTS)
+            rows.append({"arity": arity, "scale": scale, "spes": spes, "ME_s": r.teps / 1e6})
     for row in rows:
         one = next(r for r in rows if r["arity"] == row["arity"] and r["spes"] == 1)["ME_s"]
         row["efficiency"] = row["ME_s"] / (one * row["spes"])
-    C.write_csv(out / "fig6_scaling.csv", rows)
-    plt = C.pyplot()
+    lib.write_csv(out / "fig6_scaling.csv", rows)
+    plt = lib.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for arity in arities:
         pts = [r for r in rows if r["arity"] == arity]
@@ -45,8 +53,7 @@ def main(argv=None):
     ax.set_ylabel("ME/s (aggregate)")
     ax.set_title("Fig. 6: throughput scaling (simulated, cell-overlap)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "fig6_scaling.png", dpi=120)
+    lib.save_figure(fig, out / "fig6_scaling.png")
     print("Fig. 6 (claim cell.spe_scaling, trend): parallel efficiency at 8 SPEs")
     for arity in arities:
         r8 = next(r for r in rows if r["arity"] == arity and r["spes"] == 8)
@@ -55,4 +62,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    C.exit_on_user_error(main)
+    lib.exit_on_user_error(main)

@@ -1,14 +1,21 @@
 """The teaching timeline of docs/background/cell-timeline.md: one BFS level
 on one SPE, drawn from the simulator's timeline recorder (which DMA overlaps
 which computation, where the SPE waits), and what-ifs: the Bitmap's cycles
-per edge (the paper's 96 -> 26 story) and the DMA block size (bG buffer)."""
+per edge (the paper's 96 -> 26 story) and the DMA block size (bG buffer).
+
+    python experiments/cell_be/timeline.py [--quick] [--out DIR]
+"""
 
 from __future__ import annotations
 
-try:
-    from experiments import cell_common as C
-except ImportError:
-    import cell_common as C
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from experiments import lib  # noqa: E402
+from experiments.cell_be import cell as C  # noqa: E402
 
 ARITY = 16
 SCALE = 16
@@ -23,17 +30,17 @@ COLOURS = {"dispatch": "tab:blue", "bitmap": "tab:orange", "wait": "tab:red", "f
 
 def main(argv=None):
     args = C.parse_args(__doc__, argv)
-    out = C.out_dir(args)
+    out = lib.out_dir(args)
     scale = 10 if args.quick else SCALE
-    r = C.run_cell(ARITY, scale, 8, roots=1, trace=True)
-    levels = r["levels"]
-    busiest = max(levels, key=lambda lv: lv.time_s)
-    start = sum(lv.time_s for lv in levels[:busiest.level])
-    spans = [s for s in r["recorder"].spans if s.node == SPE and start <= s.start_s < start + busiest.time_s]
+    r = C.run(ARITY, scale, 8, roots=1, trace=True)
+    levels = r.levels  # one root: its levels in order
+    busiest = max(levels, key=lambda lv: lv["time_s"])
+    start = sum(lv["time_s"] for lv in levels[:busiest["level"]])
+    spans = [s for s in r.recorder.spans if s.node == SPE and start <= s.start_s < start + busiest["time_s"]]
     computes = [s for s in spans if s.what == "dispatch"]
-    end = computes[min(WINDOW_ITERATIONS, len(computes) - 1)].start_s if computes else start + busiest.time_s
+    end = computes[min(WINDOW_ITERATIONS, len(computes) - 1)].start_s if computes else start + busiest["time_s"]
     window = [s for s in spans if s.start_s < end]
-    plt = C.pyplot()
+    plt = lib.pyplot()
     fig, ax = plt.subplots(figsize=(10, 3))
     lanes = {"SPU": 2, "MFC (main memory)": 1, "MFC (EIB puts)": 0}
     for s in window:
@@ -47,25 +54,26 @@ def main(argv=None):
     unique = dict(zip(labels, handles))
     fig.legend(unique.values(), unique.keys(), fontsize=7, ncol=len(unique), loc="lower center")
     ax.set_yticks(list(lanes.values()), list(lanes.keys()))
-    ax.set_xlabel(f"microseconds into level {busiest.level}")
-    ax.set_title(f"SPE {SPE}, a = {ARITY}, {r['vertices']:,} vertices, 8 SPEs, cell-overlap (simulated)")
+    ax.set_xlabel(f"microseconds into level {busiest['level']}")
+    ax.set_title(f"SPE {SPE}, a = {ARITY}, {r.vertices:,} vertices, 8 SPEs, cell-overlap (simulated)")
     fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(out / "timeline.png", dpi=120)
+    plt.close(fig)
     rows = [{"time_us": (s.start_s - start) * 1e6, "kind": s.what, "duration_us": s.duration_s * 1e6} for s in window]
-    C.write_csv(out / "timeline.csv", rows)
+    lib.write_csv(out / "timeline.csv", rows)
 
     whatif = []
     for cycles in BITMAP_CYCLES:
-        t = C.run_cell(ARITY, scale, 8, overrides=(f"spe.cycles.bitmap.per_edge={cycles}",))["teps"]
+        t = C.run(ARITY, scale, 8, overrides=(f"spe.cycles.bitmap.per_edge={cycles}",)).teps
         whatif.append({"change": f"bitmap {cycles} cycles/edge", "ME_s": t / 1e6})
     for size in BG_BUFFERS:
-        t = C.run_cell(ARITY, scale, 8, overrides=(f"spe.bg_buffer={size}",))["teps"]
+        t = C.run(ARITY, scale, 8, overrides=(f"spe.bg_buffer={size}",)).teps
         whatif.append({"change": f"bG {size}", "ME_s": t / 1e6})
     for arity in (10, 16):
         for size in ("1 KiB", "16 KiB"):
-            t = C.run_cell(arity, scale, 8, algorithm="cell-bsp", overrides=(f"spe.bg_buffer={size}",))["teps"]
+            t = C.run(arity, scale, 8, algorithm="cell-bsp", overrides=(f"spe.bg_buffer={size}",)).teps
             whatif.append({"change": f"cell-bsp a={arity} bG {size}", "ME_s": t / 1e6})
-    C.write_csv(out / "timeline_whatif.csv", whatif)
+    lib.write_csv(out / "timeline_whatif.csv", whatif)
     print("Timeline of one level on one SPE written; what-ifs (8 SPEs, a = 16):")
     for w in whatif:
         print(f"  {w['change']:<32} {w['ME_s']:8.1f} ME/s")
@@ -73,4 +81,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    C.exit_on_user_error(main)
+    lib.exit_on_user_error(main)

@@ -8,17 +8,20 @@ Claim compared: `bgq.compression_bytes_per_edge` - uncompressed edges cost
 light levels the 8 B header dominates and compression can cost more than
 none.
 
-    python experiments/bgq_fig8.py [--quick] [--out DIR]
+    python experiments/bluegene_q/fig8.py [--quick] [--out DIR]
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
-try:
-    from experiments import bgq_common as B
-except ImportError:
-    import bgq_common as B
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from experiments import lib  # noqa: E402
+from experiments.bluegene_q import bgq as B  # noqa: E402
 
 VARIANTS = {"compressed": "cp1d-spi", "uncompressed": "cp1d-spi:compression=off"}
 NODES, SCALE, ROOTS = 64, 18, 8
@@ -26,8 +29,8 @@ QUICK = (32, 12, 2)
 
 
 def main(argv=None):
-    args = B.parser(__doc__, B.RESULTS).parse_args(argv)
-    out = B.out_dir(args)
+    args = B.parser(__doc__).parse_args(argv)
+    out = lib.out_dir(args)
     nodes, scale, roots = QUICK if args.quick else (NODES, SCALE, ROOTS)
     started = time.time()
     rows = []
@@ -36,7 +39,7 @@ def main(argv=None):
         for row in B.level_means(doc, "bytes", "edges_sent"):
             row["bytes_per_edge"] = row["bytes"] / row["edges_sent"] if row["edges_sent"] else float("nan")
             rows.append({"variant": label, **row})
-    B.write_csv(out / "fig8_bytes_per_edge.csv", rows)
+    lib.write_csv(out / "fig8_bytes_per_edge.csv", rows)
     _plot(rows, out / "fig8_bytes_per_edge.png", nodes, scale)
     print(f"Fig. 8, {B.reduced_size_note(nodes, scale)}")
     compressed = [r for r in rows if r["variant"] == "compressed" and r["edges_sent"] > 0]
@@ -55,7 +58,7 @@ def main(argv=None):
 
 
 def _plot(rows, path, nodes, scale):
-    plt = B.pyplot()
+    plt = lib.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for label in VARIANTS:
         mine = [r for r in rows if r["variant"] == label and r["edges_sent"] > 0]
@@ -65,8 +68,8 @@ def _plot(rows, path, nodes, scale):
     ax.set_ylabel("payload bytes per edge sent")
     ax.set_title(f"Bytes per edge, cp1d-spi, scale {scale}, {nodes} nodes (simulated)")
     ax.legend()
-    B.save_figure(fig, path)
+    lib.save_figure(fig, path)
 
 
 if __name__ == "__main__":
-    B.exit_on_user_error(main)
+    lib.exit_on_user_error(main)

@@ -1,34 +1,37 @@
-"""What the BlueGene/Q figure scripts share: running simbfs on the
-bluegene_q model, averaging per-level records over roots, and printing a
-comparison with claims.yaml.
+"""What the BlueGene/Q figure scripts share beyond experiments/lib.py:
+running simbfs on the bluegene_q model and averaging per-level records over
+roots.
 
-Sizes are what this 2-core machine can execute (scale 16-20 on 32-1,024
+Executed sizes are what this 2-core machine can run (scale 12-20 on 32-1,024
 nodes), far below the paper's scale 34-40 on 1,024-65,536 nodes; every
-script says so in its output, and none of them is a projection."""
+script says so in its output. Projected points (``--mode project``) are
+labelled as such wherever they appear."""
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 
-try:
-    from experiments.common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv  # noqa: F401
-except ImportError:
-    from common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv  # noqa: F401
+from experiments import lib
 
-from simbfs.runner import RunConfig, run  # noqa: E402
-
-RESULTS = ROOT / "results" / "bgq"
+MACHINE = "bluegene_q"
+RESULTS = lib.results_dir(MACHINE)
 SEED = 1
 
 
-def simulate(algorithm: str, nodes: int, scale: int, roots: int, overrides=()) -> dict:
+def parser(doc: str, quick_help: str = "tiny sizes (seconds), for the tests"):
+    return lib.parser(doc, MACHINE, quick_help)
+
+
+def simulate(algorithm: str, nodes: int, scale: int, roots: int, overrides=(), **fields) -> dict:
     """One executed `simbfs run` on bluegene_q; the result document."""
-    config = RunConfig(machine="bluegene_q", nodes=nodes, scale=scale, roots=roots, seed=SEED,
-                       algorithm=algorithm, overrides=list(overrides),
-                       cache_dir=os.environ.get("SIMBFS_CACHE"))
-    doc = run(config)
-    assert doc["all_valid"], f"{algorithm} produced an invalid BFS tree"
+    return lib.simulate(machine=MACHINE, nodes=nodes, scale=scale, roots=roots, seed=SEED, algorithm=algorithm,
+                        overrides=list(overrides), **fields)
+
+
+def project(algorithm: str, nodes: int, scale: int, roots: int, profile_scale: int) -> dict:
+    """One `simbfs run --mode project` on bluegene_q; the result document."""
+    doc = simulate(algorithm, nodes, scale, roots, mode="project", profile_scale=profile_scale)
+    assert doc["mode"] == "projected"
     return doc
 
 

@@ -6,21 +6,22 @@ For (nodes, scale) pairs small enough to execute here, run the simulation
 projected within 10% of executed. Every case is printed and written to
 CSV, hits and misses alike; docs/validation.md quotes the table.
 
-    python experiments/bgq_projection_check.py [--quick] [--roots 64]
+    python experiments/bluegene_q/projection_check.py [--quick] [--roots 64]
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
-try:
-    from experiments.common import ROOT, exit_on_user_error, out_dir, parser, write_csv
-except ImportError:
-    from common import ROOT, exit_on_user_error, out_dir, parser, write_csv
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from simbfs.runner import RunConfig, run  # noqa: E402
+from experiments import lib  # noqa: E402
+from experiments.bluegene_q import bgq as B  # noqa: E402
 
-RESULTS = ROOT / "results" / "bgq"
+
 BAR = 0.10
 # (algorithm, nodes, scale, profile scale)
 CASES = [
@@ -62,11 +63,10 @@ QUICK_ROOTS = 32
 
 
 def compare(algorithm: str, nodes: int, scale: int, profile_scale: int, roots: int) -> dict:
-    common = dict(machine="bluegene_q", nodes=nodes, scale=scale, roots=roots, algorithm=algorithm)
     start = time.perf_counter()
-    executed = run(RunConfig(**common, validate=False))
+    executed = B.simulate(algorithm, nodes, scale, roots, validate=False)
     middle = time.perf_counter()
-    projected = run(RunConfig(**common, mode="project", profile_scale=profile_scale))
+    projected = B.project(algorithm, nodes, scale, roots, profile_scale)
     end = time.perf_counter()
     e, p = executed["teps"]["harmonic_mean"], projected["teps"]["harmonic_mean"]
     return {"algorithm": algorithm, "nodes": nodes, "scale": scale, "profile_scale": profile_scale,
@@ -75,13 +75,13 @@ def compare(algorithm: str, nodes: int, scale: int, profile_scale: int, roots: i
 
 
 def main(argv=None) -> list[dict]:
-    options = parser(__doc__.splitlines()[0], RESULTS, "two tiny cases (seconds), for the tests")
+    options = B.parser(__doc__, "two tiny cases (seconds), for the tests")
     options.add_argument("--roots", type=int, default=64, help="search keys per run (default 64, as Graph500)")
     options.add_argument("--cp1d-roots", type=int, default=CP1D_ROOTS,
                          help=f"search keys per cp1d-* run (default {CP1D_ROOTS})")
     options.add_argument("--only", help="run only the cases of this algorithm (e.g. cp1d-spi)")
     args = options.parse_args(argv)
-    out = out_dir(args)
+    out = lib.out_dir(args)
     rows = []
     print(f"{'algorithm':<14}{'nodes':>6}{'scale':>6}{'from':>5}{'executed':>11}{'projected':>11}{'error':>8}")
     for algorithm, nodes, scale, profile_scale in (QUICK_CASES if args.quick else CASES):
@@ -93,11 +93,31 @@ def main(argv=None) -> list[dict]:
         print(f"{algorithm:<14}{nodes:>6}{scale:>6}{profile_scale:>5}{row['executed_GTEPS']:>11.4g}"
               f"{row['projected_GTEPS']:>11.4g}{row['error']:>+8.1%}{'' if row['within_bar'] else '  MISS'}",
               flush=True)
-    write_csv(out / f"projection_check{'_' + args.only if args.only else ''}.csv", rows)
+    _plot(rows, out, f"projection_check{'_' + args.only if args.only else ''}")
     hits = sum(row["within_bar"] for row in rows)
     print(f"{hits} of {len(rows)} cases within {BAR:.0%} of the executed TEPS")
     return rows
 
 
+def _plot(rows, out, name):
+    plt = lib.pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    for algorithm in dict.fromkeys(r["algorithm"] for r in rows):
+        mine = [r for r in rows if r["algorithm"] == algorithm]
+        ax.plot([r["executed_GTEPS"] for r in mine], [r["projected_GTEPS"] for r in mine], "o", label=algorithm)
+    low = min(min(r["executed_GTEPS"], r["projected_GTEPS"]) for r in rows) / 1.5
+    high = max(max(r["executed_GTEPS"], r["projected_GTEPS"]) for r in rows) * 1.5
+    ax.plot([low, high], [low, high], "k-", lw=0.8, label="projected = executed")
+    ax.fill_between([low, high], [low * (1 - BAR), high * (1 - BAR)], [low * (1 + BAR), high * (1 + BAR)],
+                    color="grey", alpha=0.2, label=f"within {BAR:.0%}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("executed GTEPS (harmonic mean)")
+    ax.set_ylabel("projected GTEPS (harmonic mean)")
+    ax.set_title("BlueGene/Q: projection against execution", fontsize=9)
+    ax.legend(fontsize=7)
+    lib.save(fig, rows, out, name)
+
+
 if __name__ == "__main__":
-    exit_on_user_error(main)
+    lib.exit_on_user_error(main)

@@ -20,29 +20,29 @@ pads only a buffer's total payload to the granule, so for other sizes it
 would under-count padding when the packet count is given (see
 docs/validation.md).
 
-    python experiments/bgq_fig4.py [--quick] [--out DIR]
+    python experiments/bluegene_q/fig4.py [--quick] [--out DIR]
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import time
 from pathlib import Path
 
-import numpy as np
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-try:
-    from experiments.common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv
-except ImportError:
-    from common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv
-
+import numpy as np  # noqa: E402
 import simpy  # noqa: E402
+
+from experiments import lib  # noqa: E402
+from experiments.bluegene_q import bgq as B  # noqa: E402
 
 from simbfs.engine import Network, make_topology  # noqa: E402
 from simbfs.machine import load_machine  # noqa: E402
 
-RESULTS = ROOT / "results" / "bgq"
-MACHINE = "bluegene_q"
+MACHINE = B.MACHINE
 PAIR_BYTES = 64 * 1024  # payload every ordered pair exchanges
 PACKET_SIZES = (32, 64, 96, 128, 192, 256, 384, 512)  # payload bytes per packet, multiples of the granule
 # Torus partitions of machines/bluegene_q.yaml, 2x2x2x2x2 up to 4x8x8x8x2.
@@ -103,7 +103,7 @@ def measure(nodes: int, packet_sizes, machine) -> list[dict]:
 
 
 def plot(rows: list[dict], path: Path, link_Bps: float) -> None:
-    plt = pyplot()
+    plt = lib.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for nodes in sorted({row["nodes"] for row in rows}):
         mine = [row for row in rows if row["nodes"] == nodes]
@@ -116,12 +116,12 @@ def plot(rows: list[dict], path: Path, link_Bps: float) -> None:
     ax.set_title("BlueGene/Q uniform all-to-all, simbfs flow model (predicted)")
     ax.legend(fontsize=8, title="partitions with the same longest ring coincide", title_fontsize=8)
     ax.grid(True, alpha=0.3)
-    save_figure(fig, path)
+    lib.save_figure(fig, path)
 
 
 def main(argv=None) -> list[dict]:
-    args = parser(__doc__.splitlines()[0], RESULTS, "two small partitions (seconds), for the tests").parse_args(argv)
-    out = out_dir(args)
+    args = B.parser(__doc__, "two small partitions (seconds), for the tests").parse_args(argv)
+    out = lib.out_dir(args)
     machine = load_machine(MACHINE)
     partitions = QUICK_PARTITIONS if args.quick else PARTITIONS
     sizes = QUICK_PACKET_SIZES if args.quick else PACKET_SIZES
@@ -131,7 +131,7 @@ def main(argv=None) -> list[dict]:
         rows.extend(measure(nodes, sizes, machine))
     elapsed = time.perf_counter() - start
 
-    write_csv(out / "fig4_bandwidth.csv", rows)
+    lib.write_csv(out / "fig4_bandwidth.csv", rows)
     plot(rows, out / "fig4_bandwidth.png", machine.network.link_bandwidth_Bps)
 
     print(f"Fig. 4: per-node bandwidth (GB/s) of a uniform all-to-all, {PAIR_BYTES // 1024} KiB per pair, "
@@ -171,4 +171,4 @@ def main(argv=None) -> list[dict]:
 
 
 if __name__ == "__main__":
-    exit_on_user_error(main)
+    lib.exit_on_user_error(main)

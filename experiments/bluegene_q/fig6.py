@@ -9,17 +9,20 @@ the backward channel (bottom-up probes). The figure's values are not in the
 paper's text; its trend is: direction optimisation cuts messages
 drastically (IV-A), and compression cuts them further in heavy levels.
 
-    python experiments/bgq_fig6.py [--quick] [--out DIR]
+    python experiments/bluegene_q/fig6.py [--quick] [--out DIR]
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
-try:
-    from experiments import bgq_common as B
-except ImportError:
-    import bgq_common as B
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from experiments import lib  # noqa: E402
+from experiments.bluegene_q import bgq as B  # noqa: E402
 
 VARIANTS = {
     "DO + compression": "cp1d-spi",
@@ -31,8 +34,8 @@ QUICK = (32, 12, 2)
 
 
 def main(argv=None):
-    args = B.parser(__doc__, B.RESULTS).parse_args(argv)
-    out = B.out_dir(args)
+    args = B.parser(__doc__).parse_args(argv)
+    out = lib.out_dir(args)
     nodes, scale, roots = QUICK if args.quick else (NODES, SCALE, ROOTS)
     started = time.time()
     rows, totals = [], {}
@@ -42,7 +45,7 @@ def main(argv=None):
             row["forward_messages"] = row["messages"] - row["backward_messages"]
             rows.append({"variant": label, **row})
         totals[label] = sum(r["messages"] for r in rows if r["variant"] == label)
-    B.write_csv(out / "fig6_messages.csv", rows)
+    lib.write_csv(out / "fig6_messages.csv", rows)
     _plot(rows, out / "fig6_messages.png", nodes, scale)
     print(f"Fig. 6, {B.reduced_size_note(nodes, scale)}")
     for label, total in totals.items():
@@ -55,7 +58,7 @@ def main(argv=None):
 
 
 def _plot(rows, path, nodes, scale):
-    plt = B.pyplot()
+    plt = lib.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     width = 0.27
     for i, label in enumerate(VARIANTS):
@@ -69,8 +72,8 @@ def _plot(rows, path, nodes, scale):
     ax.set_ylabel("packets per level (mean over roots)")
     ax.set_title(f"Messages per level, cp1d-spi, scale {scale}, {nodes} nodes (simulated)")
     ax.legend(fontsize=6)
-    B.save_figure(fig, path)
+    lib.save_figure(fig, path)
 
 
 if __name__ == "__main__":
-    B.exit_on_user_error(main)
+    lib.exit_on_user_error(main)

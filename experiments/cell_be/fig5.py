@@ -2,14 +2,22 @@
 per SPE, for several arities (claim cell.overlap: in the overlapped schedule
 the Gather and Commit transfer times are below the computation, and one
 all-to-all queue transfer is shorter than its Bitmap processing).
-Reads the simulator's timeline recorder."""
+Reads the simulator's timeline recorder.
+
+    python experiments/cell_be/fig5.py [--quick] [--out DIR]
+"""
 
 from __future__ import annotations
 
-try:
-    from experiments import cell_common as C
-except ImportError:
-    import cell_common as C
+import math
+import sys
+from pathlib import Path
+
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from experiments import lib  # noqa: E402
+from experiments.cell_be import cell as C  # noqa: E402
 
 ARITIES = (16, 64, 256, 512)
 EDGES_LOG2 = 22
@@ -18,15 +26,14 @@ QUICK_EDGES_LOG2 = 14
 
 def main(argv=None):
     args = C.parse_args(__doc__, argv)
-    out = C.out_dir(args)
+    out = lib.out_dir(args)
     edges_log2 = QUICK_EDGES_LOG2 if args.quick else EDGES_LOG2
     rows = []
-    import math
     for arity in ARITIES:
         scale = max(8, edges_log2 - int(round(math.log2(arity))))
-        r = C.run_cell(arity, scale, 8, roots=1, trace=True)
-        b = r["busy"]
-        spans = r["recorder"].spans
+        r = C.run(arity, scale, 8, roots=1, trace=True)
+        b = r.busy
+        spans = r.recorder.spans
         bitmaps = [s.duration_s for s in spans if s.what == "bitmap"]
         puts = [s.duration_s for s in spans if s.what == "alltoall"]
         rows.append({
@@ -38,8 +45,8 @@ def main(argv=None):
             "mean_put_s": sum(puts) / max(1, len(puts)),
             "mean_bitmap_s": sum(bitmaps) / max(1, len(bitmaps)),
         })
-    C.write_csv(out / "fig5_overlap.csv", rows)
-    plt = C.pyplot()
+    lib.write_csv(out / "fig5_overlap.csv", rows)
+    plt = lib.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     x = range(len(rows))
     ax.bar(x, [r["compute_s"] * 1e3 for r in rows], label="computation (dispatch + bitmap)")
@@ -51,8 +58,7 @@ def main(argv=None):
     ax.set_ylabel("ms per SPE (one search)")
     ax.set_title("Fig. 5: computation (above) vs data transfer (below), simulated")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "fig5_overlap.png", dpi=120)
+    lib.save_figure(fig, out / "fig5_overlap.png")
     print("Fig. 5 (claim cell.overlap, trend): transfer vs computation per SPE")
     for r in rows:
         ok1 = r["gather_commit_s"] < r["compute_s"]
@@ -63,4 +69,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    C.exit_on_user_error(main)
+    lib.exit_on_user_error(main)

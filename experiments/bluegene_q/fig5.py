@@ -21,26 +21,27 @@ and four hold most of the edges) as the levels holding the most top-down
 edges. The paper's Fig. 5 values are not in its text and its scales (34-40)
 are far beyond these, so the figure itself cannot be compared.
 
-    python experiments/bgq_fig5.py [--quick] [--out DIR]
+    python experiments/bluegene_q/fig5.py [--quick] [--out DIR]
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
-import numpy as np
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-try:
-    from experiments.common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv
-except ImportError:
-    from common import ROOT, exit_on_user_error, out_dir, parser, pyplot, save_figure, write_csv
+import numpy as np  # noqa: E402
+
+from experiments import lib  # noqa: E402
+from experiments.bluegene_q import bgq as B  # noqa: E402
 
 from simbfs.bfs import bfs_reference  # noqa: E402
 from simbfs.claims import claim, within_tolerance  # noqa: E402
 from simbfs.graph import GraphSpec, load_graph, search_keys  # noqa: E402
 
-RESULTS = ROOT / "results" / "bgq"
 SCALES = (16, 18, 20)  # every scale is checked against bgq.do_edge_reduction
 FIGURE_SCALE = 20      # the scale drawn as Fig. 5
 ROOTS = 16
@@ -85,7 +86,7 @@ def central_levels(mean_td: np.ndarray) -> tuple[int, list[int], float]:
 
 
 def plot(result: dict, scale: int, path: Path) -> None:
-    plt = pyplot()
+    plt = lib.pyplot()
     levels = np.arange(result["frontier"].shape[1])
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for key, label, marker in (("frontier", "vertices in the frontier", "s"), ("td", "edges examined, top-down", "o"),
@@ -100,12 +101,12 @@ def plot(result: dict, scale: int, path: Path) -> None:
     ax.set_title(f"Kronecker scale {scale}, edgefactor 16: graph properties per level (simbfs)")
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
-    save_figure(fig, path)
+    lib.save_figure(fig, path)
 
 
 def main(argv=None) -> dict:
-    args = parser(__doc__.splitlines()[0], RESULTS, "tiny scales (seconds), for the tests").parse_args(argv)
-    out = out_dir(args)
+    args = B.parser(__doc__, "tiny scales (seconds), for the tests").parse_args(argv)
+    out = lib.out_dir(args)
     scales = QUICK_SCALES if args.quick else SCALES
     figure_scale = QUICK_FIGURE_SCALE if args.quick else FIGURE_SCALE
     roots = QUICK_ROOTS if args.quick else ROOTS
@@ -142,7 +143,7 @@ def main(argv=None) -> dict:
                 "heaviest_top_down_level": int(np.argmax(result["td"][i])),
             })
     for name, rows in (("fig5_levels.csv", level_rows), ("fig5_roots.csv", root_rows)):
-        write_csv(out / name, rows)
+        lib.write_csv(out / name, rows)
     plot(figure, figure_scale, out / "fig5_levels.png")
 
     print(f"Fig. 5: per level, Kronecker scale {figure_scale}, mean over {roots} roots "
@@ -175,9 +176,9 @@ def main(argv=None) -> dict:
                                     "reached_when_heaviest_starts": reached_before, "top_two_levels": top_two,
                                     "top_two_share": share, "heaviest_do_level": do_heaviest,
                                     "seconds": timings[scale]}
-        print(f"    scale {scale}: mean ratio {mean_ratio:.1f} (per root {ratios.min():.1f}-{ratios.max():.1f}),"
-              f" error {mean_ratio / reduction['value'] - 1:+.0%}: {'within tolerance' if ok else 'MISS'};"
-              f" DO examines {per_tree_vertex:.2f} edges per tree vertex (minimum 1)")
+        lib.compare_claim("bgq.do_edge_reduction", mean_ratio, "x fewer", label=f"  scale {scale}, mean ratio")
+        print(f"      per root {ratios.min():.1f}-{ratios.max():.1f}; DO examines {per_tree_vertex:.2f} edges per "
+              f"tree vertex (minimum 1)")
     print("  bgq.central_levels (trend): paper: levels three and four hold most of the edges and of the time")
     for scale, s in summary["scales"].items():
         a, b = s["top_two_levels"]
@@ -193,4 +194,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    exit_on_user_error(main)
+    lib.exit_on_user_error(main)

@@ -8,17 +8,19 @@ each other's latency until its issue slots are full. Claim compared:
 threads hardware multithreading still helps). The paper's run is scale 34
 on 1,024 nodes; this one is far smaller.
 
-    python experiments/bgq_fig11.py [--quick] [--out DIR]
+    python experiments/bluegene_q/fig11.py [--quick] [--out DIR]
 """
 
 from __future__ import annotations
+import sys
+from pathlib import Path
 
-try:
-    from experiments import bgq_common as B
-    from experiments.bgq_sweep import sweep
-except ImportError:
-    import bgq_common as B
-    from bgq_sweep import sweep
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from experiments import lib  # noqa: E402
+from experiments.bluegene_q import bgq as B  # noqa: E402
+from experiments.bluegene_q.sweep import sweep  # noqa: E402
 
 THREADS = (1, 2, 4, 8, 16, 32, 64)
 NODES, SCALE, ROOTS = 64, 18, 4
@@ -26,8 +28,8 @@ QUICK = (32, 12, 1)
 
 
 def main(argv=None):
-    args = B.parser(__doc__, B.RESULTS).parse_args(argv)
-    out = B.out_dir(args)
+    args = B.parser(__doc__).parse_args(argv)
+    out = lib.out_dir(args)
     nodes, scale, roots = QUICK if args.quick else (NODES, SCALE, ROOTS)
     threads = (1, 16, 64) if args.quick else THREADS
     print(f"Fig. 11, {B.reduced_size_note(nodes, scale)}")
@@ -42,4 +44,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    B.exit_on_user_error(main)
+    lib.exit_on_user_error(main)

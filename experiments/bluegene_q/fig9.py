@@ -8,17 +8,19 @@ together. Claim compared: `bgq.optimisation_impact.1024` (trend: direction
 optimisation gives by far the largest speedup, about an order of magnitude
 more than compression or load balancing).
 
-    python experiments/bgq_fig9.py [--quick] [--out DIR]
+    python experiments/bluegene_q/fig9.py [--quick] [--out DIR]
 """
 
 from __future__ import annotations
+import sys
+from pathlib import Path
 
-try:
-    from experiments import bgq_common as B
-    from experiments.bgq_sweep import sweep
-except ImportError:
-    import bgq_common as B
-    from bgq_sweep import sweep
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from experiments import lib  # noqa: E402
+from experiments.bluegene_q import bgq as B  # noqa: E402
+from experiments.bluegene_q.sweep import sweep  # noqa: E402
 
 OFF = "direction-optimising=off,compression=off,load-balancing=off"
 CONFIGS = [
@@ -33,8 +35,8 @@ QUICK = (32, 12, 2)
 
 
 def main(argv=None):
-    args = B.parser(__doc__, B.RESULTS).parse_args(argv)
-    out = B.out_dir(args)
+    args = B.parser(__doc__).parse_args(argv)
+    out = lib.out_dir(args)
     nodes, scale, roots = QUICK if args.quick else (NODES, SCALE, ROOTS)
     print(f"Fig. 9, {B.reduced_size_note(nodes, scale)}")
     rows = sweep("fig9_optimisations", f"Optimisations, cp1d-spi, {nodes} nodes, scale {scale} (simulated)",
@@ -51,4 +53,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    B.exit_on_user_error(main)
+    lib.exit_on_user_error(main)

@@ -11,21 +11,21 @@ racks) and `bgq.weak_scaling` (close to ideal up to 16 racks, worse beyond;
 the minimum over roots drags the harmonic mean; roots whose third level
 explores many edges are the worst).
 
-    python experiments/bgq_fig10.py [--quick] [--roots 16] [--profile-scale 18]
+    python experiments/bluegene_q/fig10.py [--quick] [--roots 16] [--profile-scale 18]
 """
 
 from __future__ import annotations
 
-import os
+import sys
 import time
+from pathlib import Path
 
-try:
-    from experiments import bgq_common as B
-except ImportError:
-    import bgq_common as B
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from simbfs.claims import claim  # noqa: E402
-from simbfs.runner import RunConfig, run  # noqa: E402
+from experiments import lib  # noqa: E402
+from experiments.bluegene_q import bgq as B  # noqa: E402
+
 
 RACKS = (1, 2, 4, 8, 16, 32, 64)
 PER_NODE_SCALE = 24  # 2^24 vertices per node: scale 34 on 1,024 nodes ... 40 on 65,536
@@ -35,20 +35,15 @@ CLOSE = 0.8  # what we call "close to ideal" weak scaling (the paper gives no nu
 
 
 def project(nodes: int, scale: int, roots: int, profile_scale: int) -> dict:
-    config = RunConfig(machine="bluegene_q", nodes=nodes, scale=scale, roots=roots, seed=B.SEED,
-                       algorithm="cp1d-spi", mode="project", profile_scale=profile_scale,
-                       cache_dir=os.environ.get("SIMBFS_CACHE"))
-    doc = run(config)
-    assert doc["mode"] == "projected"
-    return doc
+    return B.project("cp1d-spi", nodes, scale, roots, profile_scale)
 
 
 def main(argv=None):
-    options = B.parser(__doc__, B.RESULTS)
+    options = B.parser(__doc__)
     options.add_argument("--roots", type=int, default=16, help="search keys per point (default 16)")
     options.add_argument("--profile-scale", type=int, default=18, help="scale of the executed profile (default 18)")
     args = options.parse_args(argv)
-    out = B.out_dir(args)
+    out = lib.out_dir(args)
     racks = QUICK["racks"] if args.quick else RACKS
     roots = QUICK["roots"] if args.quick else args.roots
     profile_scale = QUICK["profile_scale"] if args.quick else args.profile_scale
@@ -73,8 +68,8 @@ def main(argv=None):
                              "third_level_edges_examined": third["edges_examined"] if third else 0})
         print(f"  {count:>2} racks ({nodes:>6} nodes, scale {scale}): harmonic mean "
               f"{rows[-1]['harmonic_mean_gteps']:9.1f} GTEPS (projected)", flush=True)
-    B.write_csv(out / "fig10_weak_scaling.csv", rows)
-    B.write_csv(out / "fig10_roots.csv", per_root)
+    lib.write_csv(out / "fig10_weak_scaling.csv", rows)
+    lib.write_csv(out / "fig10_roots.csv", per_root)
     _plot(rows, per_root, out / "fig10_weak_scaling.png", profile_scale)
     _compare(rows, per_root)
     print(f"  {time.time() - started:.0f} s; wrote {out / 'fig10_weak_scaling.csv'}")
@@ -95,11 +90,7 @@ def _compare(rows, per_root):
               f"{row['efficiency']:.0%} of ideal from {base['racks']} rack(s)")
     top = next((r for r in rows if r["nodes"] == 65536), None)
     if top:
-        headline = claim("bgq.headline.65536")
-        error = top["harmonic_mean_gteps"] / headline["value"] - 1
-        verdict = "within" if abs(error) <= headline["tolerance"] else "MISS"
-        print(f"  bgq.headline.65536: {top['harmonic_mean_gteps']:.0f} GTEPS projected vs {headline['value']} "
-              f"(error {error:+.0%}, tolerance {headline['tolerance']:.0%}) -> {verdict}")
+        lib.compare_claim("bgq.headline.65536", top["harmonic_mean_gteps"], "GTEPS", label="bgq.headline.65536 (proj.)")
     # "close to ideal": at least CLOSE of ideal weak scaling from one rack
     close_up_to = 0
     for row in rows:
@@ -124,7 +115,7 @@ def _compare(rows, per_root):
 
 
 def _plot(rows, per_root, path, profile_scale):
-    plt = B.pyplot()
+    plt = lib.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     racks = [r["racks"] for r in rows]
     data = [[p["gteps"] for p in per_root if p["racks"] == count] for count in racks]
@@ -140,8 +131,8 @@ def _plot(rows, per_root, path, profile_scale):
     ax.set_ylabel("GTEPS")
     ax.set_title(f"Weak scaling, cp1d-spi, 2^24 vertices/node - PROJECTED from scale {profile_scale}")
     ax.legend()
-    B.save_figure(fig, path)
+    lib.save_figure(fig, path)
 
 
 if __name__ == "__main__":
-    B.exit_on_user_error(main)
+    lib.exit_on_user_error(main)

@@ -16,17 +16,20 @@ levels; both beat a plain edge list. Central levels here: the two levels
 with the most edges examined; light levels: all others. The figure's values
 are not in the paper's text.
 
-    python experiments/bgq_fig14.py [--quick] [--out DIR]
+    python experiments/bluegene_q/fig14.py [--quick] [--out DIR]
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
-try:
-    from experiments import bgq_common as B
-except ImportError:
-    import bgq_common as B
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from experiments import lib  # noqa: E402
+from experiments.bluegene_q import bgq as B  # noqa: E402
 
 BASE = "cp1d-spi:direction-optimising=off"
 VARIANTS = {
@@ -40,8 +43,8 @@ SAME = 0.005  # central-level times closer than this are "the same", not the pap
 
 
 def main(argv=None):
-    args = B.parser(__doc__, B.RESULTS).parse_args(argv)
-    out = B.out_dir(args)
+    args = B.parser(__doc__).parse_args(argv)
+    out = lib.out_dir(args)
     nodes, scale, roots = QUICK if args.quick else (NODES, SCALE, ROOTS)
     started = time.time()
     rows, teps = [], {}
@@ -51,7 +54,7 @@ def main(argv=None):
         for row in B.level_means(doc, "time_s", "scan_s", "receive_s", "flush_s", "edges_examined",
                                  "frontier_vertices"):
             rows.append({"variant": label, "paper_level": row["level"] + 1, **row})
-    B.write_csv(out / "fig14_representations.csv", rows)
+    lib.write_csv(out / "fig14_representations.csv", rows)
     _plot(rows, out / "fig14_representations.png", nodes, scale)
 
     by = {label: {r["level"]: r for r in rows if r["variant"] == label} for label in VARIANTS}
@@ -97,7 +100,7 @@ def main(argv=None):
 
 
 def _plot(rows, path, nodes, scale):
-    plt = B.pyplot()
+    plt = lib.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, marker in zip(VARIANTS, "os^"):
         mine = [r for r in rows if r["variant"] == label]
@@ -107,8 +110,8 @@ def _plot(rows, path, nodes, scale):
     ax.set_ylabel("level time, us (mean over roots)")
     ax.set_title(f"Representations, cp1d-spi without DO, scale {scale}, {nodes} nodes (simulated)", fontsize=9)
     ax.legend()
-    B.save_figure(fig, path)
+    lib.save_figure(fig, path)
 
 
 if __name__ == "__main__":
-    B.exit_on_user_error(main)
+    lib.exit_on_user_error(main)

@@ -19,7 +19,7 @@ communication-bound levels. `bgq.central_levels` - levels three and four
 hold most of the edges and most of the time; the first two or three levels
 touch few vertices. The figure's values are not in the paper's text.
 
-    python experiments/bgq_fig13.py [--quick] [--out DIR]
+    python experiments/bluegene_q/fig13.py [--quick] [--out DIR]
 """
 
 from __future__ import annotations
@@ -27,11 +27,14 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from statistics import median
+import sys
+from pathlib import Path
 
-try:
-    from experiments import bgq_common as B
-except ImportError:
-    import bgq_common as B
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from experiments import lib  # noqa: E402
+from experiments.bluegene_q import bgq as B  # noqa: E402
 
 ALGORITHM = "cp1d-spi"
 SIZES, ROOTS = ((64, 18), (512, 18)), 8
@@ -43,8 +46,8 @@ CENTRAL = (2, 3)  # the paper's "levels three and four", counted from 1
 
 
 def main(argv=None):
-    args = B.parser(__doc__, B.RESULTS).parse_args(argv)
-    out = B.out_dir(args)
+    args = B.parser(__doc__).parse_args(argv)
+    out = lib.out_dir(args)
     sizes, roots = QUICK if args.quick else (SIZES, ROOTS)
     started = time.time()
     rows, docs = [], {}
@@ -58,7 +61,7 @@ def main(argv=None):
         for row in B.level_means(doc, *FIELDS):
             rows.append({"nodes": nodes, "scale": scale, "paper_level": row["level"] + 1, **row,
                          "bottom_up_roots": upward[row["level"]], "network_bound_roots": bound[row["level"]]})
-    B.write_csv(out / "fig13_level_breakdown.csv", rows)
+    lib.write_csv(out / "fig13_level_breakdown.csv", rows)
     _plot(rows, out / "fig13_level_breakdown.png", sizes)
 
     for (nodes, scale), doc in docs.items():
@@ -163,7 +166,7 @@ def _central_levels(levels):
 
 
 def _plot(rows, path, sizes):
-    plt = B.pyplot()
+    plt = lib.pyplot()
     fig, axes = plt.subplots(1, len(sizes), figsize=(6 * len(sizes), 4), squeeze=False)
     width = 0.27
     for ax, (nodes, scale) in zip(axes[0], sizes):
@@ -177,8 +180,8 @@ def _plot(rows, path, sizes):
         ax.set_ylabel("us (mean over roots)")
         ax.set_title(f"Level breakdown, cp1d-spi, scale {scale}, {nodes} nodes (simulated)", fontsize=9)
         ax.legend(fontsize=7)
-    B.save_figure(fig, path)
+    lib.save_figure(fig, path)
 
 
 if __name__ == "__main__":
-    B.exit_on_user_error(main)
+    lib.exit_on_user_error(main)

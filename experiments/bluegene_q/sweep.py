@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import time
 
-try:
-    from experiments import bgq_common as B
-except ImportError:
-    import bgq_common as B
+from experiments import lib
+from experiments.bluegene_q import bgq as B
 
 
 def sweep(name: str, title: str, configs: list[tuple[str, str, int, int, tuple]], roots: int, out) -> list[dict]:
@@ -21,7 +19,7 @@ def sweep(name: str, title: str, configs: list[tuple[str, str, int, int, tuple]]
         rows.append({"configuration": label, "algorithm": algorithm, "nodes": nodes, "scale": scale,
                      "harmonic_mean_gteps": B.gteps(doc), "min_gteps": B.gteps(doc, "min"),
                      "median_gteps": B.gteps(doc, "median"), "max_gteps": B.gteps(doc, "max")})
-    B.write_csv(out / f"{name}.csv", rows)
+    lib.write_csv(out / f"{name}.csv", rows)
     _plot(rows, out / f"{name}.png", title)
     for row in rows:
         print(f"  {row['configuration']:40s} {row['harmonic_mean_gteps']:9.3f} GTEPS (harmonic mean; "
@@ -31,7 +29,7 @@ def sweep(name: str, title: str, configs: list[tuple[str, str, int, int, tuple]]
 
 
 def _plot(rows, path, title):
-    plt = B.pyplot()
+    plt = lib.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     labels = [r["configuration"] for r in rows]
     ax.bar(range(len(rows)), [r["harmonic_mean_gteps"] for r in rows], color="tab:blue")
@@ -41,4 +39,4 @@ def _plot(rows, path, title):
     ax.set_xticks(range(len(rows)), labels, rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("GTEPS (bar: harmonic mean; dot: median, min-max)")
     ax.set_title(title, fontsize=9)
-    B.save_figure(fig, path)
+    lib.save_figure(fig, path)

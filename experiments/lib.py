@@ -1,0 +1,138 @@
+"""What every experiment script shares: its command line (``--quick``,
+``--out``), its output folder (results/<machine>/), its runs (through
+simbfs.runner, as the CLI runs them), its comparison with the papers'
+claims, and the plotting tail (Agg backend, PNG + CSV).
+
+Scripts live in one folder per machine (experiments/bluegene_q/,
+experiments/cell_be/). They run as ``python experiments/<machine>/<name>.py``
+and are imported by the tests as ``experiments.<machine>.<name>``; each has
+a ``main(argv)`` that returns its rows. A script starts with
+
+    if not __package__:  # run as a file: make `experiments` importable
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+and a per-machine helper module may sit beside the scripts (bluegene_q/bgq.py,
+cell_be/cell.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from simbfs.claims import claim  # noqa: E402
+from simbfs.errors import UserError  # noqa: E402
+from simbfs.runner import RunConfig, run  # noqa: E402
+
+
+def results_dir(machine: str) -> Path:
+    """Where a machine's scripts write by default: results/<machine>/."""
+    return ROOT / "results" / machine
+
+
+def parser(doc: str, machine: str, quick_help: str = "tiny sizes (seconds), for the tests") -> argparse.ArgumentParser:
+    """The shared options; a script may add its own before parsing."""
+    result = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0] if doc else None)
+    result.add_argument("--quick", action="store_true", help=quick_help)
+    result.add_argument("--out", default=str(results_dir(machine)),
+                        help=f"directory for the PNG and CSV (default {results_dir(machine)})")
+    return result
+
+
+def parse_args(doc: str, machine: str, argv=None):
+    return parser(doc, machine).parse_args(argv)
+
+
+def out_dir(args) -> Path:
+    path = Path(args.out)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def simulate(config: RunConfig | None = None, **fields) -> dict:
+    """One `simbfs run` (a RunConfig, or its fields): the result document.
+    Graphs are cached in $SIMBFS_CACHE when it is set; an executed run
+    whose BFS trees do not validate is an error, not a data point."""
+    if config is None:
+        fields.setdefault("cache_dir", os.environ.get("SIMBFS_CACHE"))
+        config = RunConfig(**fields)
+    doc = run(config)
+    if doc["mode"] == "executed" and doc["validated"] and not doc["all_valid"]:
+        raise AssertionError(f"{doc['algorithm']} on {doc['machine']} produced an invalid BFS tree")
+    return doc
+
+
+def harmonic_mean(doc: dict, unit: float = 1.0) -> float:
+    """The Graph500 ranking figure (harmonic mean of the roots' TEPS), in ``unit``s."""
+    return doc["teps"]["harmonic_mean"] / unit
+
+
+def compare(label: str, simbfs: float, paper: float, tolerance: float | None = None, unit: str = "",
+            quiet: bool = False) -> dict:
+    """Paper against simbfs: prints one line (paper, simbfs, relative error,
+    tolerance and verdict) and returns them. Without a tolerance there is
+    no verdict, only the error."""
+    error = simbfs / paper - 1
+    verdict = "" if tolerance is None else ("within" if abs(error) <= tolerance else "MISS")
+    if not quiet:
+        tol = "" if tolerance is None else f" tolerance {tolerance:4.0%} -> {verdict}"
+        print(f"  {label:<28} paper {paper:>10.6g}  simbfs {simbfs:>10.6g} {unit:<10} error {error:+8.1%}{tol}")
+    return {"paper": paper, "simbfs": simbfs, "error": error, "tolerance": tolerance, "verdict": verdict}
+
+
+def compare_claim(claim_id: str, simbfs: float, unit: str = "", label: str | None = None, quiet: bool = False) -> dict:
+    """``compare`` with the value and tolerance claims.yaml gives ``claim_id``."""
+    c = claim(claim_id)
+    return compare(label or claim_id, simbfs, c["value"], c.get("tolerance"), unit, quiet)
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    fields: list[str] = []
+    for row in rows:  # every key of every row, in first-seen order
+        fields.extend(key for key in row if key not in fields)
+    with open(path, "w", newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend (files only, no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig, path: Path) -> None:
+    """Lay out, write (PNG, 120 dpi) and close a matplotlib figure."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def save(fig, rows: list[dict], out: Path, name: str) -> None:
+    """The plotting tail: ``name``.png and ``name``.csv in ``out``."""
+    write_csv(out / f"{name}.csv", rows)
+    save_figure(fig, out / f"{name}.png")
+
+
+def exit_on_user_error(main) -> None:
+    """Run a script's ``main``; a user's error (a missing claims file, an
+    impossible size) is one line on stderr and exit status 2, as in the CLI."""
+    try:
+        main()
+    except UserError as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(UserError.exit_status)
