@@ -10,7 +10,7 @@ import csv
 import numpy as np
 import pytest
 
-from experiments.bluegene_q import fig4, fig5, fig6, fig7, fig13, fig14, projection_check
+from experiments.bluegene_q import fig4, fig5, fig6, fig7, fig8, fig13, fig14, projection_check
 from simbfs.algorithms.cp1d.mpi import mpi_memory_bytes
 from simbfs.algorithms.cp1d.spi import spi_memory_bytes
 from simbfs.bfs import bfs_reference
@@ -106,15 +106,35 @@ def test_fig6_direction_optimisation_sends_fewer_packets_than_neither(quick_expe
     assert (tmp_path / "fig6_messages.png").stat().st_size > 0
 
 
-def test_fig8_uncompressed_edges_take_six_bytes_and_light_levels_are_header_bound(quick_experiment):
-    tmp_path, rows = _quick(quick_experiment, "fig8")
+def test_fig8_uncompressed_edges_take_six_bytes(quick_experiment):
+    _, rows = _quick(quick_experiment, "fig8")
     plain = [r for r in rows if r["variant"] == "uncompressed" and r["edges_sent"] > 0]
-    assert plain and all(abs(r["bytes_per_edge"] - 6.0) < 1e-9 for r in plain)  # III-B: 6 B per edge
-    packed = [r for r in rows if r["variant"] == "compressed" and r["edges_sent"] > 0]
-    # 4 B short entries at best, 8 B long entries plus the 8 B header at worst (III-B)
-    assert all(4.0 <= r["bytes_per_edge"] <= 16.0 for r in packed)
-    lightest = min(packed, key=lambda r: r["edges_sent"])
-    assert lightest["bytes_per_edge"] > 6.0  # bgq.compression_bytes_per_edge: the header dominates
+    assert plain and all(r["bytes_per_edge"] == pytest.approx(fig8.UNCOMPRESSED, abs=1e-9) for r in plain)  # III-B
+
+
+def test_fig8_compression_takes_four_to_five_bytes_in_heavy_levels_and_over_six_in_light_ones(quick_experiment):
+    """bgq.compression_bytes_per_edge, executed at 32 nodes, scale 14: the
+    levels carrying at least 10% of the edges average 4-5 B per edge
+    (measured 4.25 and 4.82), those below 1% are header-dominated, above the
+    6 B of no compression (measured 8.3-12 B)."""
+    _, rows = _quick(quick_experiment, "fig8")
+    heavy, light = fig8.heavy_and_light(rows, "executed")
+    assert heavy and light
+    low, high = fig8.PAPER_HEAVY
+    assert all(low <= r["bytes_per_edge"] <= high for r in heavy), [(r["level"], r["bytes_per_edge"]) for r in heavy]
+    assert all(r["bytes_per_edge"] > fig8.UNCOMPRESSED for r in light), [(r["level"], r["bytes_per_edge"]) for r in light]
+
+
+@pytest.mark.xfail(strict=True, reason="known miss (bgq.compression_bytes_per_edge at the paper's size): projected at "
+                   "1,024 nodes, scale 34 (scale-14 profile), the heavy bottom-up level 2 (96% of the edges) takes "
+                   "7.85 B per edge against the paper's 4-5: in the projection's closed form of compression a 4 B "
+                   "entry needs the stream's previous source within 127 vertices, and 2^24 vertices per node spread "
+                   "over (threads x 1,024 destinations) streams leave them farther apart, so most entries are 8 B")
+def test_fig8_projected_heavy_levels_take_four_to_five_bytes_at_the_papers_size(quick_experiment):
+    _, rows = _quick(quick_experiment, "fig8")
+    heavy, _ = fig8.heavy_and_light(rows, "projected")
+    low, high = fig8.PAPER_HEAVY
+    assert heavy and all(low <= r["bytes_per_edge"] <= high for r in heavy), [r["bytes_per_edge"] for r in heavy]
 
 
 def test_fig7_spi_beats_mpi_and_memory_gives_the_papers_scales_per_node(quick_experiment):
