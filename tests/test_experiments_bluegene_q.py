@@ -10,7 +10,7 @@ import csv
 import numpy as np
 import pytest
 
-from experiments.bluegene_q import fig4, fig5, fig6, fig7, fig8, fig13, fig14, projection_check
+from experiments.bluegene_q import fig4, fig5, fig6, fig7, fig8, fig12, fig13, fig14, projection_check
 from simbfs.algorithms.cp1d.mpi import mpi_memory_bytes
 from simbfs.algorithms.cp1d.spi import spi_memory_bytes
 from simbfs.bfs import bfs_reference
@@ -261,8 +261,16 @@ def test_fig12_labels_projected_and_executed_points(quick_experiment):
     assert ("cp1d-spi", "projected") in modes and ("cp2d", "executed") in modes
     assert ("cp2d", "projected") in modes
     assert all(r["mode"] == "projected" for r in _rows(tmp_path / "fig12_1d_vs_2d.csv") if r["nodes"] == "4096")
-    # the 1D code beats the 2D code on the same projected 4,096-node graph (bgq.1d_over_2d.4096)
-    one, two = (next(r["harmonic_mean_gteps"] for r in rows if r["algorithm"] == a and r["nodes"] == 4096)
-                for a in ("cp1d-spi", "cp2d"))
-    assert one > two
     assert (tmp_path / "fig12_1d_vs_2d.png").stat().st_size > 0
+
+
+def test_fig12_the_1d_code_is_more_than_five_times_faster_than_the_2d_code(quick_experiment):
+    """bgq.1d_over_2d.4096 (a trend, no tolerance): on 4,096 nodes the 1D code
+    (scale 36) is more than 5x faster than the 2D code (scale 32), each
+    projected at the paper's size. Measured 11-15x from scale-14 profiles
+    (8.6x from scale 18). The ratio holds although both values miss their
+    own claims (bgq.1d.4096 and bgq.2d.4096, both projected several times
+    too fast; see the script's output and issue 12)."""
+    _, rows = _quick(quick_experiment, "fig12")
+    ratio = fig12.projected_ratio(rows)
+    assert ratio is not None and ratio > fig12.MORE_THAN, ratio
