@@ -10,7 +10,7 @@ import csv
 import numpy as np
 import pytest
 
-from experiments.bluegene_q import fig4, fig5, fig6, fig7, fig8, fig12, fig13, fig14, projection_check
+from experiments.bluegene_q import fig4, fig5, fig6, fig7, fig8, fig9, fig12, fig13, fig14, projection_check
 from simbfs.algorithms.cp1d.mpi import mpi_memory_bytes
 from simbfs.algorithms.cp1d.spi import spi_memory_bytes
 from simbfs.bfs import bfs_reference
@@ -151,13 +151,23 @@ def test_fig7_spi_beats_mpi_and_memory_gives_the_papers_scales_per_node(quick_ex
     assert fig7.largest_scale_per_node(mpi_memory_bytes, machine) == 23
 
 
-def test_fig9_direction_optimisation_gives_the_largest_gain(quick_experiment):
+def test_fig9_direction_optimisation_gives_about_an_order_of_magnitude_more_than_the_others(quick_experiment):
+    """bgq.optimisation_impact.1024 (a trend): on 1,024 nodes direction
+    optimisation gives by far the largest speedup, "almost an order of
+    magnitude more than what other optimizations can do". Checked at the
+    paper's size (scale 34), projected: its speedup over no optimisation,
+    divided by the larger of compression's and load balancing's, is 10 on a
+    log scale (10^0.5 to 10^1.5). Measured 6.5-12x (DO 8.6-15x, compression
+    1.3x, load balancing 1.15x) from the quick scale-14 profiles, 6.2x from
+    scale 18. At the executed quick size (scale 12, 32 nodes) it is only
+    1.7x, and only the ordering is asserted there: the levels are too cheap
+    for the edges direction optimisation saves to matter."""
     _, rows = _quick(quick_experiment, "fig9")
-    rows = {r["configuration"]: r["harmonic_mean_gteps"] for r in rows}
-    base = rows["no optimisation"]
-    assert rows["+ direction optimisation"] > base
-    assert rows["+ direction optimisation"] - base > rows["+ compression"] - base
-    assert rows["+ direction optimisation"] - base > rows["+ load balancing"] - base
+    projected = fig9.impact([r for r in rows if r["mode"] == "projected"])
+    low, high = fig9.ORDER_OF_MAGNITUDE
+    assert low <= projected["do_over_others"] < high, projected
+    executed = fig9.impact([r for r in rows if r["mode"] == "executed"])
+    assert executed["do_over_others"] > 1, executed
 
 
 def test_fig11_threads_help_up_to_sixty_four(quick_experiment):

@@ -10,13 +10,18 @@ from experiments import lib
 from experiments.bluegene_q import bgq as B
 
 
-def sweep(name: str, title: str, configs: list[tuple[str, str, int, int, tuple]], roots: int, out) -> list[dict]:
-    """``configs``: (label, algorithm, nodes, scale, overrides)."""
+def sweep(name: str, title: str, configs: list[tuple[str, str, int, int, tuple]], roots: int, out,
+          profile_scale: int | None = None) -> list[dict]:
+    """``configs``: (label, algorithm, nodes, scale, overrides); executed,
+    or projected from ``profile_scale`` profiles when it is given."""
     started = time.time()
     rows = []
     for label, algorithm, nodes, scale, overrides in configs:
-        doc = B.simulate(algorithm, nodes, scale, roots, overrides)
-        rows.append({"configuration": label, "algorithm": algorithm, "nodes": nodes, "scale": scale,
+        if profile_scale is None:
+            doc = B.simulate(algorithm, nodes, scale, roots, overrides)
+        else:
+            doc = B.simulate(algorithm, nodes, scale, roots, overrides, mode="project", profile_scale=profile_scale)
+        rows.append({"mode": doc["mode"], "configuration": label, "algorithm": algorithm, "nodes": nodes, "scale": scale,
                      "harmonic_mean_gteps": B.gteps(doc), "min_gteps": B.gteps(doc, "min"),
                      "median_gteps": B.gteps(doc, "median"), "max_gteps": B.gteps(doc, "max")})
     lib.write_csv(out / f"{name}.csv", rows)
