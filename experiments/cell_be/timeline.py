@@ -9,6 +9,7 @@ per edge (the paper's 96 -> 26 story) and the DMA block size (bG buffer).
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 if not __package__:  # run as a file: make `experiments` importable
@@ -44,7 +45,9 @@ def main(argv=None):
     fig, ax = plt.subplots(figsize=(10, 3))
     lanes = {"SPU": 2, "MFC (main memory)": 1, "MFC (EIB puts)": 0}
     for s in window:
-        lane = "SPU" if s.what in ("dispatch", "bitmap", "wait", "sync", "alltoall-issue") else (
+        if s.resource == "collective":  # a barrier or allreduce: the SPU waits in it
+            s = replace(s, what="sync")
+        lane = "SPU" if s.resource in ("cpu", "collective") else (
             "MFC (EIB puts)" if s.what == "alltoall" else "MFC (main memory)")
         y = lanes[lane]
         offset = {"fetch": 0.25, "gather": 0.0, "commit": -0.25}.get(s.what, 0.0)
