@@ -48,6 +48,8 @@ def format_run(doc: dict) -> str:
     ]
     if doc["overrides"]:
         lines.append("overrides  " + ", ".join(doc["overrides"]))
+    for warning in doc.get("warnings", ()):
+        lines.append(f"WARNING    {warning}")
     roots = doc["roots"]
     projection = doc.get("projection")
     if projection:

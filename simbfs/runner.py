@@ -86,10 +86,10 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
         _projection(algorithm)  # a clear error before anything is loaded
     _check_sections(machine, algorithm)
     sim = Simulation(machine, nodes, executed=not projecting)
-    _check_fits_machine(spec, machine, nodes, algorithm)
+    warnings = _check_fits_machine(spec, machine, nodes, algorithm)
     algorithm.check(machine, spec.num_vertices(), nodes)
     if projecting:
-        return _project(config, machine, nodes, algorithm, spec, sim, progress)
+        return _project(config, machine, nodes, algorithm, spec, sim, progress, warnings)
 
     graph = load_graph(spec, config.cache_dir, progress=progress)
     keys = search_keys(graph, config.roots, seed=config.seed)
@@ -117,13 +117,16 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
 
     return _document(config, machine, nodes, algorithm, spec, sim, roots, levels,
                      vertices=graph.num_vertices, input_edges=int(graph.num_input_edges),
-                     mode="executed", validated=config.validate)
+                     mode="executed", validated=config.validate, warnings=warnings)
 
 
 def _document(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec, sim: Simulation,
               roots: list[RootRecord], levels: list[dict], *, vertices: int, input_edges: int,
-              mode: str, validated: bool, projection: dict | None = None) -> dict:
-    """The result document: the same keys whether executed or projected."""
+              mode: str, validated: bool, projection: dict | None = None,
+              warnings: list[str] = ()) -> dict:
+    """The result document: the same keys whether executed or projected.
+    ``warnings``: what the user should know about the run's validity (a
+    memory estimate within its uncertainty of a node's memory, say)."""
     doc = {
         "simbfs_version": __version__,
         "mode": mode,
@@ -144,6 +147,7 @@ def _document(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec
             "vertices": vertices,
             "input_edges": input_edges,
         },
+        "warnings": list(warnings),
         "validated": validated,
         "all_valid": all(r.valid for r in roots) if validated else None,
         "teps": teps_statistics([r.teps for r in roots]),
@@ -160,7 +164,7 @@ MIN_PROFILE_SCALE = 10
 
 
 def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec, sim: Simulation,
-             progress: Callable[[str], None]) -> dict:
+             progress: Callable[[str], None], warnings: list[str] = ()) -> dict:
     """--mode project: predict the run from a BFS profile at a smaller scale."""
     if spec.kind != "kronecker":
         raise UserError("--mode project models how Graph500 Kronecker graphs change with scale; "
@@ -191,7 +195,7 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
         levels.extend(record.as_dict() for record in records)
     return _document(config, machine, nodes, algorithm, spec, sim, roots, levels,
                      vertices=spec.num_vertices(), input_edges=spec.num_input_edges_estimate(),
-                     mode="projected", validated=False,
+                     mode="projected", validated=False, warnings=warnings,
                      projection={"profile_scale": profile_scale, "profile_roots": "search keys of the profile graph",
                                  "method": "docs/background/projection.md"})
 
@@ -254,8 +258,10 @@ def _stable_origin(origin: str) -> str:
     return origin
 
 
-def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> None:
-    """Refuse graphs that the *simulated* machine could not hold."""
+def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> list[str]:
+    """Refuse graphs that the *simulated* machine could not hold; return a
+    warning for one whose memory estimate is within the algorithm's stated
+    uncertainty of a node's memory (it may or may not fit)."""
     n = spec.num_vertices()
     if nodes > n:
         raise UserError(f"{nodes} nodes for a graph of {n} vertices leaves nodes without a vertex; "
@@ -267,8 +273,14 @@ def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> None
 
     have = machine.node.memory_bytes
     needed = need(spec.scale, nodes)
-    if needed <= have:
-        return
+    uncertainty = algorithm.memory_uncertainty
+    if needed <= have * (1 - uncertainty):
+        return []
+    if needed <= have * (1 + uncertainty):
+        need_text, have_text = _distinct_sizes(needed, have)
+        return [f"memory: scale {spec.scale} on {nodes} nodes needs about {need_text} per node with "
+                f"{algorithm.name}, within the estimate's uncertainty ({uncertainty:.0%}) of a {machine.name} "
+                f"node's {have_text}: the real run may not fit"]
     # advice that works: the fewest nodes (doubling) that hold it, else the
     # largest scale these nodes hold (some layouts replicate per-node data
     # that more nodes do not shrink)
@@ -282,7 +294,8 @@ def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> None
         advice = (f"more nodes do not help (up to nodes.max = {machine.max_nodes}); "
                   + (f"use --scale {smaller} or less" if smaller else "no scale fits"))
     need_text, have_text = _distinct_sizes(needed, have)
-    raise UserError(f"scale {spec.scale} on {nodes} nodes needs about {need_text} per node with {algorithm.name}, "
+    margin = f" (an estimate good to {uncertainty:.0%})" if uncertainty else ""
+    raise UserError(f"scale {spec.scale} on {nodes} nodes needs about {need_text} per node{margin} with {algorithm.name}, "
                     f"but a {machine.name} node has {have_text} (node.memory); {advice}")
 
 

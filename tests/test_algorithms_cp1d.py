@@ -464,3 +464,35 @@ def test_claim_delay_waits_for_fill_or_sweep_end_then_two_trips():
     delay = cp1d.claim_delay_s(remaining_s=np.array([2e-6, 9e-6]), probe_fill_s=fill, answer_fill_s=fill,
                                answer_cap_s=4e-6, trip_s=1e-6)
     assert delay == pytest.approx([2e-6 + 4e-6 + 2e-6, 9e-6 + 4e-6 + 2e-6])
+
+
+# ------------------------------------------------------------------ memory
+@pytest.mark.parametrize("scale,threads", [(14, 64), (16, 64), (16, 16)])
+def test_memory_model_counts_what_the_layout_allocates(scale, threads):
+    """memory.py's closed forms against the structures Layout builds on a
+    real graph: stored neighbours (the simple graph's, after duplicates and
+    self-loops are dropped) and (vertex, thread block) headers."""
+    from simbfs.algorithms.cp1d.memory import header_count, stored_entries
+
+    graph = generate_graph(GraphSpec("kronecker", scale, seed=1))
+    layout = Layout(graph, 16, threads, heavy_count=0, index_stride=64)
+    tuples = 2 * graph.num_input_edges
+    assert stored_entries(graph.num_vertices, tuples) == pytest.approx(len(graph.indices), rel=0.02)
+    assert header_count(graph.num_vertices, tuples, threads) == pytest.approx(layout.blocks_of.sum(), rel=0.03)
+
+
+def test_memory_peak_is_the_structure_plus_the_larger_of_building_and_visiting():
+    """Worked by hand for one node at scale 24 (2^24 vertices, 2^29 tuple
+    ends): 8 B per stored entry and header, 8 B per 64 vertices of index,
+    16 B per tuple while building; SPI buffers are 5 packets of 512 B per
+    destination, MPI's two all-to-all buffers 8 B per stored entry each."""
+    from simbfs.algorithms.cp1d.memory import header_count, node_memory, stored_entries
+
+    machine = load_machine("bluegene_q")
+    n, ends = 2**24, 2**29
+    entries, headers = stored_entries(n, ends), header_count(n, ends, 64)
+    structure = 8 * entries + 8 * headers + 8 * n / 64
+    spi = node_memory(machine, n, ends, 1, "spi")
+    mpi = node_memory(machine, n, ends, 1, "mpi")
+    assert spi.peak == pytest.approx(structure + max(16 * ends / 2, 8 * n + 3 * n / 8 + 5 * 512))
+    assert mpi.peak == pytest.approx(structure + max(16 * ends / 2, 8 * n + 3 * n / 8 + 2 * 8 * entries))

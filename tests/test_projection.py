@@ -18,11 +18,26 @@ def test_no_growth_between_equal_scales():
     assert growth.of_vertex(5.0) == 1.0 and growth.of_vertex(1e9) == 1.0
 
 
-def test_hubs_grow_like_the_heaviest_vertex_and_typical_vertices_like_the_mean():
+def test_hubs_grow_like_the_heaviest_vertex_and_typical_vertices_like_the_reached_mean():
     growth = Growth.between(16, 20, 16)
     assert growth.of_vertex(growth.profile_max_degree) == pytest.approx(growth.largest)
-    assert growth.of_vertex(growth.profile_mean_degree) == pytest.approx(growth.mean)
-    assert growth.mean < growth.of_vertex(1000.0) < growth.largest
+    assert growth.of_vertex(growth.profile_mean_degree) == pytest.approx(growth.reached_mean)
+    assert growth.reached_mean < growth.of_vertex(1000.0) < growth.largest
+
+
+def test_reached_vertices_and_their_degrees_grow_as_in_generated_graphs():
+    """From scale 14 to 16: the share of vertices with an edge, and their
+    mean degree, change as generated graphs' do; their product, the edges,
+    as the mean degree over all vertices does."""
+    from simbfs.graph import GraphSpec, generate_graph
+
+    small, large = (generate_graph(GraphSpec("kronecker", s, seed=1)).degree for s in (14, 16))
+    growth = Growth.between(14, 16, 16)
+    share = (np.count_nonzero(large) / large.size) / (np.count_nonzero(small) / small.size)
+    reached = large[large > 0].mean() / small[small > 0].mean()
+    assert growth.vertices == pytest.approx(share, rel=0.005)
+    assert growth.reached_mean == pytest.approx(reached, rel=0.01)
+    assert growth.vertices * growth.reached_mean == pytest.approx(large.mean() / small.mean(), rel=0.01)
 
 
 def test_one_vertex_per_node_puts_the_heaviest_vertex_on_the_busiest_node():

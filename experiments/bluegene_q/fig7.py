@@ -8,7 +8,9 @@ project` (scale-18 profiles) at 2^23 vertices per node, the largest the MPI
 code holds, as in the paper's comparison. Claims compared:
 `bgq.spi_over_mpi` (about 5x, tolerance 30%) and
 `bgq.mpi_max_scale_per_node` (exact: 23 for MPI, 24 for SPI, derived here
-from the data-structure sizes of cp1d_spi/cp1d_mpi, not executed).
+from the layout's data-structure sizes, simbfs/algorithms/cp1d/memory.py,
+not executed; MPI comes out 24, a known miss explained in
+docs/background/cp1d.md).
 
     python experiments/bluegene_q/fig7.py [--quick] [--out DIR]
 """

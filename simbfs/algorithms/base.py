@@ -18,6 +18,10 @@ Attributes
     anything is generated.
     ``projection``: a :class:`Projection`, or None when the algorithm can
     only be executed.
+    ``memory_uncertainty``: how far (relative) ``node_memory_bytes`` may be
+    from what the real code needs; the runner refuses a run whose estimate
+    exceeds a node's memory by more, and warns about one within it (0: the
+    estimate is taken as exact).
 
 Methods
     ``with_options(name, settings)``: the variant for ``settings`` (option
@@ -65,6 +69,7 @@ class Algorithm:
     takes_options: bool = False
     requires: tuple[str, ...] = ()
     projection: Projection | None = None
+    memory_uncertainty: float = 0.0
 
     def with_options(self, name: str, settings: dict) -> "Algorithm":
         base = name.partition(":")[0]

@@ -25,37 +25,66 @@ import numpy as np
 
 from ..engine.costs import link_seconds
 from ..engine.topology import Topology
-from ..graph.kronecker_theory import degree_moments
+from ..graph.kronecker_theory import degree_moments, mean_thread_blocks
 
 
 @dataclass(frozen=True)
 class Growth:
     """How a Kronecker graph's (simple) degrees change from the profile
     scale to the target scale: closed forms of simbfs.graph.kronecker_theory,
-    which match generated graphs within 1% at scales 14 to 22."""
+    which match generated graphs within 1% at scales 14 to 22.
 
-    second: float  # ratio of E[d^2]
-    mean: float  # ratio of the mean degree
+    ``mean`` and ``second`` are over all vertices, so they carry a level's
+    edges over (edges = vertices x mean degree). But fewer and fewer
+    vertices have an edge as the scale grows (62% at scale 20, 28% at 40),
+    and only those are ever reached: a level's share of the *vertices* grows
+    by ``vertices``, the ratio of those shares, and a reached vertex's
+    degree by ``reached_mean`` = mean / vertices, so that the edges are the
+    same either way."""
+
+    second: float  # ratio of E[d^2] over all vertices
+    mean: float  # ratio of the mean degree over all vertices
     largest: float  # ratio of the heaviest vertex's degree
     profile_mean_degree: float
     profile_max_degree: float
+    vertices: float = 1.0  # ratio of the shares of vertices with an edge
+    profile_scale: int | None = None
+    target_scale: int | None = None
+    edgefactor: int = 16
 
     @classmethod
     def between(cls, profile_scale: int, target_scale: int, edgefactor: int) -> "Growth":
         before, after = degree_moments(profile_scale, edgefactor), degree_moments(target_scale, edgefactor)
         return cls(second=after.second / before.second, mean=after.mean / before.mean,
-                   largest=after.largest / before.largest, profile_mean_degree=before.mean,
-                   profile_max_degree=before.largest)
+                   largest=after.largest / before.largest,
+                   profile_mean_degree=before.mean / before.nonisolated,  # of a vertex with an edge
+                   profile_max_degree=before.largest, vertices=after.nonisolated / before.nonisolated,
+                   profile_scale=profile_scale, target_scale=target_scale, edgefactor=edgefactor)
+
+    @property
+    def reached_mean(self) -> float:
+        """Growth of the mean degree of the vertices that have an edge."""
+        return self.mean / self.vertices
+
+    def thread_blocks(self, threads: int) -> float:
+        """Growth of the mean number of thread blocks (headers) a vertex
+        with an edge has: sub-linear in the degree, since a vertex has at
+        most ``threads`` blocks (kronecker_theory.mean_thread_blocks)."""
+        if self.profile_scale is None or self.target_scale is None:
+            return 1.0
+        return (mean_thread_blocks(self.target_scale, threads, self.edgefactor)
+                / mean_thread_blocks(self.profile_scale, threads, self.edgefactor))
 
     def of_vertex(self, degree: float) -> float:
-        """Growth of a value held by a vertex of ``degree``: the mean's for a
-        vertex of mean degree, the hub's for the heaviest, log-interpolated
-        in between."""
+        """Growth of a value held by a reached vertex of ``degree``: the
+        reached mean's for a vertex of mean degree, the hub's for the
+        heaviest, log-interpolated in between."""
         low, high = self.profile_mean_degree, self.profile_max_degree
+        typical = self.reached_mean
         if degree <= low or high <= low:
-            return self.mean
+            return typical
         position = min(1.0, math.log(degree / low) / math.log(high / low))
-        return self.mean * (self.largest / self.mean) ** position
+        return typical * (self.largest / typical) ** position
 
 
 def grown_degrees(growth: Growth, degrees: np.ndarray) -> np.ndarray:
@@ -103,8 +132,9 @@ class NodeLoad:
 def node_load(moments: Moments, profile_vertices: int, target_vertices: int, nodes: int,
               growth: Growth, mean_growth: float = 1.0) -> NodeLoad:
     """Steps 2 and 3: the mean and busiest node's sum of a per-vertex quantity.
-    ``mean_growth``: how the per-vertex mean grows (the mean degree's growth
-    for work proportional to degree, none for work per vertex)."""
+    ``mean_growth``: how its mean over all vertices grows: ``growth.mean``
+    for work proportional to degree, ``growth.vertices`` for work per
+    reached vertex (fewer vertices have an edge at larger scales)."""
     if moments.total == 0:
         return NodeLoad(0.0, 0.0)
     mean = moments.total / profile_vertices * mean_growth

@@ -40,6 +40,7 @@ from ...engine.messaging import MPIMessages
 from ...graph import Graph
 from ...records import LevelRecord, RootRun
 from . import work as cp1d
+from .memory import node_memory
 from .work import _add
 from .spi import CP1DSPI, Cp1dRun, NeverVisible
 
@@ -63,18 +64,11 @@ class CP1DMPI(CP1DSPI):
 
 
 def mpi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
-    """Peak bytes per node: the graph structure plus, while it is built, the
-    generated tuples, or, during a level, parents, bitmaps and the send and
-    receive buffers of a level that sends every local edge (a top-down
-    central level), allocated at the long compressed format."""
-    cp = machine.section("cp1d")
-    local_v = -(-num_vertices // nodes)
-    local_e = num_directed_edges / nodes
-    structure = local_e * (cp.adjacency_entry_bytes + cp.vertex_header_bytes) + local_v * 8 / cp.index_stride
-    tuples = local_e / 2 * cp.edge_tuple_bytes
-    entry = max(cp.compressed_long_bytes, cp.uncompressed_entry_bytes)
-    visit = local_v * 8 + 3 * local_v / 8 + 2 * local_e * entry
-    return structure + max(tuples, visit)
+    """Peak bytes per node (memory.py): the structure, plus the larger of
+    the generated tuples while it is built and the visit's parents, bitmaps
+    and the outgoing and incoming all-to-all buffers of a level that sends
+    every local entry, at the long compressed format."""
+    return node_memory(machine, num_vertices, num_directed_edges, nodes, "mpi").peak
 
 
 def _subset(ops: dict, names) -> dict:

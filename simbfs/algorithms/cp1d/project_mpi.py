@@ -41,7 +41,7 @@ from ...bfs.direction import TOP_DOWN
 from ...engine.costs import exchange_cost, link_seconds, port_seconds, route_latency
 from ...engine.messaging import MPIMessages
 from ...projection import busiest_link_seconds, longest_route_hops
-from .project_spi import EDGE_OPS, LevelPricer, Spread, project_with
+from .project_spi import LevelPricer, project_with
 from ...records import LevelRecord
 
 # The profile is laid out on virtual nodes, as for cp1d-spi.
@@ -74,12 +74,8 @@ class MpiLevelPricer(LevelPricer):
             work = cp1d.top_down(layout, frontier, visited, target.options)
         else:  # the answers arrive after the exchange: no remote claim is visible
             work = cp1d.bottom_up(layout, frontier, visited, target.options)(NeverVisible(layout.N))
-        if seed:
-            kappa, per_node = self.V / N, 1.0 / N
-        else:
-            kappa, per_node = self.local_t / (layout.n / self.V), self.per_node_bulk
-        threads = Spread(kappa, self.widening, 1.0 if seed else self.hub_growth, N * T)
-        nodes = Spread(kappa, self.widening, 1.0 if seed else self.hub_growth, N)
+        kappa, per_node, threads, nodes = self.cell_scaling(seed)
+        item_growth = self.item_growth(edge_growth)
         index = 0.0
         if target.options.representation == "coarse-index":
             index = math.ceil(self.local_t / layout.index_stride) * self.costs["index_word"]
@@ -88,7 +84,7 @@ class MpiLevelPricer(LevelPricer):
             """(busiest, typical node's busiest) thread of one pass."""
             if not ops:
                 return 0.0, 0.0
-            cells = sum(counts * self.costs[name] * (edge_growth if name in EDGE_OPS else 1.0)
+            cells = sum(counts * self.costs[name] * item_growth[name]
                         for name, counts in ops.items() if name != "index_word")
             _, busiest, typical = threads.mean_and_busiest(cells, T)
             scanning = index if "index_word" in ops else 0.0

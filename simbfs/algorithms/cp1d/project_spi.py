@@ -24,11 +24,14 @@ terms for the target (N nodes, scale S) without its graph, in four steps
 2. **Per-cell work.** The level functions give operation counts per
    (virtual node, thread), edges per stream and per sweep vertex. Each
    count is priced with the target's per-operation cycles (its bitmaps'
-   and parents' sizes set the latency) and grown per item: the mean
-   degree's growth for work per adjacency entry, none for work per vertex.
+   and parents' sizes set the latency) and grown per item: a reached
+   vertex's degree growth (Growth.reached_mean) for work per adjacency
+   entry, the closed-form growth of its thread blocks for headers (at most
+   one per thread: sub-linear in the degree), none for work per vertex.
 
 3. **Target nodes.** A target cell holds kappa = (n / N) / (s-vertices per
-   virtual node) times as many items as a virtual one (bulk levels), so its
+   virtual node) x Growth.vertices times as many items as a virtual one
+   (bulk levels: the share of vertices with an edge falls with scale), so its
    mean is kappa times the virtual mean. The busiest one adds two parts: a
    Gaussian extreme (the virtual cells' robust spread, grown by sqrt(kappa)
    and the degree distribution's widening, times the typical extreme of the
@@ -83,7 +86,8 @@ PROFILE_VERTEX_PER_NODE = False
 
 VIRTUAL_NODES_MAX = 1024
 VIRTUAL_VERTICES_MIN = 256  # profile vertices per virtual node, at least
-# Work per adjacency entry grows with the mean degree; per vertex it does not.
+# Work per adjacency entry grows with a reached vertex's degree; per vertex it
+# does not (headers: see LevelPricer.header_growth).
 EDGE_OPS = ("vertex_header", "edge_entry", "pack", "compress", "unpack", "bitmap_test")
 PACKET_GROUPS = 16  # per side: 16 x 16 (sender, receiver) load pairs
 
@@ -418,11 +422,19 @@ class LevelPricer:
         self.local_t = target.vertices / target.nodes  # vertices per target node
         self.costs = cp1d.op_cycles(target.machine, target.threads, math.ceil(self.local_t), target.heavy,
                                     target.options.compression)
-        self.widening = math.sqrt(growth.second) / growth.mean
-        self.per_node_bulk = self.local_t / profile_vertices  # target-node vertices per profile vertex
+        self.growth = growth
+        # Items are reached vertices: fewer at the target (growth.vertices),
+        # each with more edges (growth.reached_mean). Their standard
+        # deviation grows as sqrt(E[d^2 | reached]) = sqrt(second / vertices),
+        # beyond the reached mean's growth by:
+        self.widening = math.sqrt(growth.second * growth.vertices) / growth.mean
+        # reached target-node vertices per profile vertex
+        self.per_node_bulk = self.local_t / profile_vertices * growth.vertices
+        # each reached vertex's headers: one per thread block it has entries in
+        self.header_growth = growth.thread_blocks(target.threads)
         light = ~layout.heavy
         light_max = float(layout.degree[light].max()) if light.any() else 1.0
-        self.hub_growth = growth.of_vertex(light_max) / growth.mean
+        self.hub_growth = growth.of_vertex(light_max) / growth.reached_mean
         hops = target.topology.hop_distribution()
         self.mean_hops = float(np.dot(np.arange(len(hops)), hops))
         collectives = target.machine.collectives
@@ -432,22 +444,36 @@ class LevelPricer:
         self.closing_s = allreduce_time(collectives, target.nodes, 8 * self.closing_words)
         self.final_s = allreduce_time(collectives, target.nodes, 8 * heavy) if heavy else 0.0
 
+    def cell_scaling(self, seed: bool) -> tuple[float, float, Spread, Spread]:
+        """(kappa, reached target-node vertices per profile vertex, the
+        thread cells' Spread, the node cells' Spread) of a level."""
+        N, T = self.target.nodes, self.target.threads
+        if seed:  # the same few vertices, spread over more nodes
+            kappa, per_node = self.V / N, 1.0 / N
+        else:
+            kappa, per_node = self.local_t / (self.layout.n / self.V) * self.growth.vertices, self.per_node_bulk
+        # the heaviest cell's excess is one light vertex's, grown with its
+        # own degree (in a seed level the values are already grown so)
+        hub_growth = 1.0 if seed else self.hub_growth
+        return kappa, per_node, Spread(kappa, self.widening, hub_growth, N * T), Spread(kappa, self.widening,
+                                                                                      hub_growth, N)
+
+    def item_growth(self, edge_growth: float) -> dict:
+        """How each operation's count per item grows to the target."""
+        growth = {name: (edge_growth if name in EDGE_OPS else 1.0) for name in cp1d.OP_NAMES}
+        # headers are swept for the typical vertices of the active index
+        # words, even in a seed level; their count saturates at the threads
+        growth["vertex_header"] = self.header_growth
+        return growth
+
     def price(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int) -> PricedLevel:
         target, layout = self.target, self.layout
         machine = target.machine
         net, T, N = machine.network, target.threads, target.nodes
-        if seed:  # the same few vertices, spread over more nodes
-            kappa, per_node = self.V / N, 1.0 / N
-        else:
-            kappa, per_node = self.local_t / (layout.n / self.V), self.per_node_bulk
+        kappa, per_node, threads, nodes = self.cell_scaling(seed)
         if target.options.compression:  # as the executed _price: every packed edge is also compressed
             work.ops["compress"] = work.ops["pack"].copy()
-        item_growth = {name: (edge_growth if name in EDGE_OPS else 1.0) for name in cp1d.OP_NAMES}
-        # the heaviest cell's excess is one light vertex's, grown with its
-        # own degree (in a seed level the values are already grown so)
-        hub_growth = 1.0 if seed else self.hub_growth
-        threads = Spread(kappa, self.widening, hub_growth, N * T)
-        nodes = Spread(kappa, self.widening, hub_growth, N)
+        item_growth = self.item_growth(edge_growth)
         messages = self._messages(work, seed, edge_growth, frontier_vertices, per_node, kappa, nodes)
 
         # network: the executed loads' closed forms
@@ -537,7 +563,7 @@ class LevelPricer:
     def _record(self, root: int, level: int, work: LevelWork, frontier: np.ndarray, seed: bool,
                 edge_growth: float, **priced) -> LevelRecord:
         """The level's record: the work's counts at the target, and ``priced``."""
-        vertex_scale = 1.0 if seed else self.target.vertices / self.layout.n
+        vertex_scale = 1.0 if seed else self.target.vertices / self.layout.n * self.growth.vertices
         return LevelRecord(
             root=root, level=level, direction=work.direction,
             frontier_vertices=int(round(len(frontier) * vertex_scale)),
@@ -546,7 +572,7 @@ class LevelPricer:
 
     def _messages(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int, per_node: float,
                   kappa: float, nodes: Spread) -> _Messages:
-        target, layout, V = self.target, self.layout, self.V
+        target, V = self.target, self.V
         N, T, cp = target.nodes, target.threads, target.machine.section("cp1d")
         # A sender's streams: one per receiver and per thread of its own
         # that talks to that receiver (T / N of them when N < T).
@@ -564,7 +590,7 @@ class LevelPricer:
             if work.direction == BOTTOM_UP and s.channel == "forward":
                 # answers: only the owners of frontier vertices send, one
                 # stream to each prober's node
-                answering = frontier_vertices * (1.0 if seed else self.local_t * N / layout.n)
+                answering = frontier_vertices * (1.0 if seed else self.per_node_bulk * N)
                 senders = spread = max(N * -math.expm1(-answering / N), 1.0)
                 stream_count = N - 1
             channels.append(stream_traffic(
@@ -634,8 +660,8 @@ def project_root(pricer: LevelPricer, root: int, growth: Growth,
         if seed:
             weight = float(degree[frontier].sum())
             edge_growth = float(grown_degrees(growth, degree[frontier]).sum()) / weight if weight else growth.mean
-        else:
-            edge_growth = growth.mean
+        else:  # a reached vertex of the bulk
+            edge_growth = growth.reached_mean
         work, record = pricer.project_level(root, level, frontier, visited, direction, seed, edge_growth)
         total += record.time_s
         records.append(record)
@@ -646,12 +672,16 @@ def project_root(pricer: LevelPricer, root: int, growth: Growth,
         frontier = new
         level += 1
         if options.direction_optimising and len(new):
+            # the unvisited at the target: all vertices but the reached ones,
+            # whose share shrinks as the share of vertices with an edge does
+            # (counted in profile vertices)
+            unvisited_at_target = n - growth.vertices * (n - unvisited)
             if seed and len(new) <= math.sqrt(n):
-                # still a seed frontier: its edges grow with its own degrees, the unvisited with n
+                # still a seed frontier: its edges grow with its own degrees
                 frontier_edges = float(grown_degrees(growth, degree[new]).sum())
-                direction = calc_direction(frontier_edges, unvisited * target.vertices / n)
-            else:  # both sides grow with n, which cancels
-                direction = calc_direction(float(degree[new].sum()) * growth.mean, unvisited)
+                direction = calc_direction(frontier_edges, unvisited_at_target * target.vertices / n)
+            else:  # the bulk: its edges keep their share (both sides in profile vertices)
+                direction = calc_direction(float(degree[new].sum()) * growth.mean, unvisited_at_target)
     if pricer.final_s:
         records[-1].time_s += pricer.final_s
         records[-1].communication_s += pricer.final_s

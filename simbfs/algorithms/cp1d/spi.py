@@ -45,6 +45,7 @@ from ...graph import Graph
 from ..base import Algorithm
 from ...records import LevelRecord, RootRun
 from . import work as cp1d
+from .memory import MEMORY_UNCERTAINTY, node_memory
 from .work import CP1DOptions, Layout, LevelWork, Traffic
 
 
@@ -103,6 +104,7 @@ class CP1DSPI(Algorithm):
     directed_graphs = False
     takes_options = True
     requires = ("cp1d",)
+    memory_uncertainty = MEMORY_UNCERTAINTY
 
     def __init__(self, name: str, options: CP1DOptions = CP1DOptions()):
         self.name = name
@@ -151,16 +153,10 @@ class CP1DSPI(Algorithm):
 
 
 def spi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
-    """Peak bytes per node: building the graph holds the generated tuples
-    and the structure at once; the visit adds parents, bitmaps and one open
-    plus ``in_flight`` packets per destination."""
-    cp = machine.section("cp1d")
-    local_v = -(-num_vertices // nodes)
-    local_e = num_directed_edges / nodes
-    structure = local_e * (cp.adjacency_entry_bytes + cp.vertex_header_bytes) + local_v * 8 / cp.index_stride
-    tuples = local_e / 2 * cp.edge_tuple_bytes
-    visit = local_v * 8 + 3 * local_v / 8 + nodes * (1 + cp.in_flight) * machine.network.packet_payload_bytes
-    return structure + max(tuples, visit)
+    """Peak bytes per node (memory.py): the structure, plus the larger of
+    the generated tuples while it is built and the visit's parents,
+    bitmaps and one open plus ``in_flight`` packets per destination."""
+    return node_memory(machine, num_vertices, num_directed_edges, nodes, "spi").peak
 
 
 class Cp1dRun:

@@ -17,10 +17,12 @@ four steps (docs/background/projection.md, "cp2d"):
    of its neighbours are in the frontier, and A_v: how many were in earlier
    frontiers.
 
-2. **Growth.** Bulk levels keep their share of the graph (n_S / n_s target
-   vertices per profile vertex) and each vertex's neighbour counts grow with
-   its own degree (Growth.of_vertex: the closed forms of
-   simbfs.graph.kronecker_theory). Seed levels (the root's first few, while
+2. **Growth.** Bulk levels keep their share of the graph's edges. Their
+   share of the vertices shrinks as the share of vertices with an edge does
+   (n_S / n_s x Growth.vertices target vertices per profile vertex), and
+   each reached vertex's neighbour counts grow with a reached vertex's mean
+   degree (Growth.reached_mean), both closed forms of
+   simbfs.graph.kronecker_theory. Seed levels (the root's first few, while
    the frontier has at most sqrt(n_s) vertices) keep their vertices; their
    edges grow with the frontier's own degrees.
 
@@ -263,11 +265,17 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth,
     cp = machine.section("cp1d")
     n_profile = graph.num_vertices
     vertex_scale = target.vertices / n_profile
+    # the bulk's reached vertices: a level's share of them shrinks as the
+    # share of vertices with an edge does, each with more edges
+    reached_scale = vertex_scale * growth.vertices
     degree = graph.degree.astype(np.float64)
     closing_s, per_packet = target.closing_s, target.pairs_per_packet
     levels, reached = profile_root(graph, root, C)
-    unchanged = Growth(second=1.0, mean=1.0, largest=1.0, profile_mean_degree=growth.profile_mean_degree,
-                       profile_max_degree=growth.profile_max_degree)
+    # values already grown per reached vertex: over all vertices, their mean
+    # and second moment shrink with the share of reached vertices
+    reached_only = Growth(second=growth.vertices, mean=1.0, largest=1.0,
+                          profile_mean_degree=growth.profile_mean_degree,
+                          profile_max_degree=growth.profile_max_degree)
     records, total = [], 0.0
     seed, multiplier = True, 1.0  # a seed level's frontier: profile vertices x multiplier
     for number, lv in enumerate(levels):
@@ -284,19 +292,20 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth,
             heaviest = float(grown_degrees(growth, np.array([lv.frontier_degree.largest]))[0])
             column_edges = NodeLoad(edges / C, max(heaviest + (edges - heaviest) / C, edges / C))
         else:
-            next_multiplier = vertex_scale
-            frontier = len(lv.frontier) * vertex_scale
+            next_multiplier = reached_scale
+            frontier = len(lv.frontier) * reached_scale
             # A target vertex's frontier neighbours grow with the mean degree
             # (growing each with its own degree would count a hub's edges
             # once per target vertex a profile vertex stands for).
-            current, earlier = lv.current * growth.mean, lv.earlier * growth.mean
-            edges = float(current.sum()) * vertex_scale
+            current, earlier = lv.current * growth.reached_mean, lv.earlier * growth.reached_mean
+            edges = float(current.sum()) * reached_scale
             sent_columns = new_columns(current, earlier, C)
-            pairs = float(sent_columns.sum()) * vertex_scale
-            claimed = lv.claimed * vertex_scale
+            pairs = float(sent_columns.sum()) * reached_scale
+            claimed = lv.claimed * reached_scale
             per_vertex = np.zeros(n_profile)
             per_vertex[lv.targets] = sent_columns * (C - 1) / C
-            owner_pairs = node_load(Moments.of(per_vertex, degree), n_profile, target.vertices, N, unchanged)
+            owner_pairs = node_load(Moments.of(per_vertex, degree), n_profile, target.vertices, N, reached_only,
+                                    mean_growth=growth.vertices)
             edge_growth = edges / (lv.edges * vertex_scale) if lv.edges else growth.mean
             column_edges = node_load(lv.frontier_degree, n_profile, target.vertices, C, growth, edge_growth)
         multiplier = next_multiplier
