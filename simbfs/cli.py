@@ -1,6 +1,8 @@
 """The `simbfs` command line.
 
     simbfs run MACHINE [options]     simulate Graph500 BFS on a machine model
+    simbfs calibrate MACHINE [options] --measured-teps X --out FILE.yaml
+                                     fit one parameter to one measurement
     simbfs machines [--describe M | --keys]
                                      list the bundled machine models, or their keys
 
@@ -44,6 +46,25 @@ Generated graphs are cached in $SIMBFS_CACHE (default ~/.cache/simbfs).
 """
 
 
+EPILOG_CALIBRATE = """\
+examples:
+  simbfs calibrate bluegene_q --nodes 4096 --scale 36 --algorithm cp1d-spi --mode project \\
+      --measured-teps 1.4e12 --out bgq_calibrated.yaml
+      fit bluegene_q's least certain parameter to the paper's 4,096-node run
+  simbfs calibrate bluegene_q --nodes 512 --scale 16 --measured-teps 9e9 \\
+      --fit node.compute.edge_scan --out mine.yaml
+      fit a named parameter to an executed run
+  simbfs run bgq_calibrated.yaml --nodes 65536 --scale 40 --algorithm cp1d-spi --mode project
+      predict another size with the calibrated file (the output says so)
+
+The search steps the parameter by factors of 2 until the prediction passes the
+measurement, then bisects (in log space) to within 0.1%; every step is a full
+run, printed on stderr. It stops with an error if the parameter cannot reach
+the measurement within a factor of 4096, or if the prediction is not monotone
+in it. See docs/howto/calibrate.md.
+"""
+
+
 def _number(kind: type, lowest: float, strictly_above: bool, what: str):
     """An argparse type: a number of ``kind`` that must be >= (or >) ``lowest``."""
 
@@ -67,9 +88,51 @@ _non_negative_int = _number(int, 0, False, "a whole number")
 _positive_float = _number(float, 0, True, "a number")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _add_simulation_options(parser: argparse.ArgumentParser) -> None:
+    """What `run` and `calibrate` share: the machine, the graph, the
+    algorithm and how the run is simulated."""
     from .algorithms import ALGORITHMS
 
+    parser.add_argument("machine", metavar="MACHINE",
+                     help="a bundled machine name (see `simbfs machines`) or the path of a machine YAML file")
+    parser.add_argument("--nodes", type=_positive_int, metavar="N",
+                     help="simulated nodes (default: the machine's nodes.default); a torus needs a partition size")
+    parser.add_argument("--scale", type=_positive_int, metavar="S",
+                     help="graph of 2^S vertices (default: the machine's graph: scale, else 16)")
+    parser.add_argument("--graph", choices=("kronecker", "uniform"),
+                     help="Graph500 Kronecker graph, or the uniform-arity graph of the Cell paper (default: the "
+                          "machine's; cell_be: uniform, the others: kronecker)")
+    parser.add_argument("--edgefactor", type=_positive_int, metavar="E",
+                     help="Kronecker edges per vertex (default 16, as Graph500)")
+    parser.add_argument("--arity", type=_positive_float, metavar="A",
+                     help="uniform graph: each vertex's arity is uniform in [0, 2A] (default: the machine's, else 16)")
+    direction = parser.add_mutually_exclusive_group()
+    direction.add_argument("--directed", dest="directed", action="store_const", const=True, default=None,
+                           help="uniform graph: keep each generated pair (v, w) as the edge v->w only "
+                                "(the Cell paper's graphs; the default for the cell-* algorithms)")
+    direction.add_argument("--undirected", dest="directed", action="store_const", const=False,
+                           help="uniform graph: every pair is an edge both ways (the default otherwise)")
+    parser.add_argument("--roots", type=_positive_int, default=8, metavar="K",
+                     help="search keys to run (default 8; Graph500 uses 64)")
+    parser.add_argument("--seed", type=_non_negative_int, default=1, metavar="X",
+                     help="seed of the graph and of the search keys (default 1)")
+    parser.add_argument("--algorithm", metavar="NAME",
+                     help="BFS variant: " + ", ".join(sorted(ALGORITHMS)) + " (default: the machine's). "
+                          "cp1d-* take options after a colon, e.g. cp1d-spi:compression=off,threads=16 "
+                          "(direction-optimising, compression, load-balancing: on/off; representation: "
+                          "coarse-index, skip-list or edge-list; threads)")
+    parser.add_argument("--mode", choices=("execute", "project"), default="execute",
+                     help="execute the BFS on the generated graph (default), or project a run too large "
+                          "for this computer from a BFS profile at a smaller scale (bsp1d-*, cp1d-* and cp2d "
+                          "on Kronecker graphs; every output then says 'projected')")
+    parser.add_argument("--profile-scale", type=_positive_int, metavar="S",
+                     help="--mode project: scale of the executed BFS profile (default: min(--scale, 20))")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                     help="override a machine parameter for a what-if study, e.g. "
+                          "--set network.link_bandwidth='4 GB/s' (repeatable)")
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="simbfs",
         description="Discrete-event simulation of supercomputers running the Graph500 breadth-first search.",
@@ -90,43 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG_RUN,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("machine", metavar="MACHINE",
-                     help="a bundled machine name (see `simbfs machines`) or the path of a machine YAML file")
-    run.add_argument("--nodes", type=_positive_int, metavar="N",
-                     help="simulated nodes (default: the machine's nodes.default); a torus needs a partition size")
-    run.add_argument("--scale", type=_positive_int, metavar="S",
-                     help="graph of 2^S vertices (default: the machine's graph: scale, else 16)")
-    run.add_argument("--graph", choices=("kronecker", "uniform"),
-                     help="Graph500 Kronecker graph, or the uniform-arity graph of the Cell paper (default: the "
-                          "machine's; cell_be: uniform, the others: kronecker)")
-    run.add_argument("--edgefactor", type=_positive_int, metavar="E",
-                     help="Kronecker edges per vertex (default 16, as Graph500)")
-    run.add_argument("--arity", type=_positive_float, metavar="A",
-                     help="uniform graph: each vertex's arity is uniform in [0, 2A] (default: the machine's, else 16)")
-    direction = run.add_mutually_exclusive_group()
-    direction.add_argument("--directed", dest="directed", action="store_const", const=True, default=None,
-                           help="uniform graph: keep each generated pair (v, w) as the edge v->w only "
-                                "(the Cell paper's graphs; the default for the cell-* algorithms)")
-    direction.add_argument("--undirected", dest="directed", action="store_const", const=False,
-                           help="uniform graph: every pair is an edge both ways (the default otherwise)")
-    run.add_argument("--roots", type=_positive_int, default=8, metavar="K",
-                     help="search keys to run (default 8; Graph500 uses 64)")
-    run.add_argument("--seed", type=_non_negative_int, default=1, metavar="X",
-                     help="seed of the graph and of the search keys (default 1)")
-    run.add_argument("--algorithm", metavar="NAME",
-                     help="BFS variant: " + ", ".join(sorted(ALGORITHMS)) + " (default: the machine's). "
-                          "cp1d-* take options after a colon, e.g. cp1d-spi:compression=off,threads=16 "
-                          "(direction-optimising, compression, load-balancing: on/off; representation: "
-                          "coarse-index, skip-list or edge-list; threads)")
-    run.add_argument("--mode", choices=("execute", "project"), default="execute",
-                     help="execute the BFS on the generated graph (default), or project a run too large "
-                          "for this computer from a BFS profile at a smaller scale (bsp1d-*, cp1d-* and cp2d "
-                          "on Kronecker graphs; every output then says 'projected')")
-    run.add_argument("--profile-scale", type=_positive_int, metavar="S",
-                     help="--mode project: scale of the executed BFS profile (default: min(--scale, 20))")
-    run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                     help="override a machine parameter for a what-if study, e.g. "
-                          "--set network.link_bandwidth='4 GB/s' (repeatable)")
+    _add_simulation_options(run)
     run.add_argument("--json", type=Path, metavar="PATH", help="also write the result as a JSON document")
     run.add_argument("--csv", type=Path, metavar="PATH",
                      help="also write the per-level records of every root as CSV (one row per root and level)")
@@ -135,6 +162,27 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-validate", dest="validate", action="store_false",
                      help="skip Graph500 validation of the BFS trees (the output says so)")
     run.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
+
+    calibrate = sub.add_parser(
+        "calibrate",
+        help="fit one machine parameter to one measured TEPS and write a calibrated machine file",
+        description="One-point calibration. Given one measurement of your machine (the harmonic-mean TEPS\n"
+                    "of N nodes at scale S), find the value of one parameter (--fit, default the machine\n"
+                    "file's least certain one, its calibration.key) that makes simbfs predict it, and\n"
+                    "write a machine file that extends MACHINE with that value. Every run on that file\n"
+                    "says 'calibrated on ...': its predictions are fitted, not predicted.",
+        epilog=EPILOG_CALIBRATE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_simulation_options(calibrate)
+    calibrate.add_argument("--measured-teps", type=_positive_float, required=True, metavar="X",
+                           help="the measured harmonic-mean TEPS of that run (e.g. 1.4e12)")
+    calibrate.add_argument("--fit", metavar="KEY",
+                           help="the parameter to fit, as a dotted machine-file key (default: the machine "
+                                "file's calibration.key)")
+    calibrate.add_argument("--out", type=Path, required=True, metavar="FILE.yaml",
+                           help="where to write the calibrated machine file")
+    calibrate.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
 
     machines = sub.add_parser("machines", help="list the bundled machine models",
                               description="List the bundled machine models, or describe one parameter by parameter.")
@@ -152,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "run":
             return _cmd_run(args)
+        if args.command == "calibrate":
+            return _cmd_calibrate(args)
         return _cmd_machines(args)
     except UserError as exc:
         print(f"simbfs: error: {exc}", file=sys.stderr)
@@ -178,17 +228,12 @@ def _silence_stdout() -> None:
 
 def _cmd_run(args) -> int:
     from .report import format_run, levels_csv
-    from .runner import RunConfig, run
+    from .runner import run
 
     outputs = {flag: path for flag, path in (("--json", args.json), ("--csv", args.csv), ("--plot", args.plot))
                if path is not None}
     _check_outputs(outputs)
-    config = RunConfig(
-        machine=args.machine, nodes=args.nodes, scale=args.scale, graph=args.graph,
-        edgefactor=args.edgefactor, arity=args.arity, roots=args.roots, seed=args.seed,
-        algorithm=args.algorithm, overrides=list(args.overrides), validate=args.validate,
-        directed=args.directed, mode=args.mode, profile_scale=args.profile_scale,
-    )
+    config = _run_config(args, validate=args.validate)
 
     def progress(message: str) -> None:
         if not args.quiet:
@@ -211,6 +256,48 @@ def _cmd_run(args) -> int:
         raise
     _print_report(format_run(doc))
     return status
+
+
+def _run_config(args, **extra):
+    from .runner import RunConfig
+
+    return RunConfig(
+        machine=args.machine, nodes=args.nodes, scale=args.scale, graph=args.graph,
+        edgefactor=args.edgefactor, arity=args.arity, roots=args.roots, seed=args.seed,
+        algorithm=args.algorithm, overrides=list(args.overrides), directed=args.directed, mode=args.mode,
+        profile_scale=args.profile_scale, **extra)
+
+
+def _cmd_calibrate(args) -> int:
+    from .calibration import calibrate
+    from .machine import load_machine
+
+    out = args.out
+    if out.suffix.lower() not in (".yaml", ".yml"):
+        raise UserError(f"--out {out}: a machine file ends in .yaml (e.g. --out {out.with_suffix('.yaml')})")
+    _check_outputs({"--out": out})
+
+    def progress(message: str) -> None:
+        if not args.quiet:
+            print(f"  {message}", file=sys.stderr, flush=True)
+
+    result = calibrate(_run_config(args), args.measured_teps, args.fit, progress)
+    base = load_machine(args.machine)
+    machine_arg = Path(args.machine)
+    if machine_arg.suffix.lower() in (".yaml", ".yml") or machine_arg.exists():  # a file: extend it by its path
+        parent = out.parent if str(out.parent) else Path(".")
+        extends = os.path.relpath(machine_arg.resolve(), parent.resolve())
+    else:
+        extends = base.name
+    text = result.machine_file(out.stem, extends)
+    _write_all({out: lambda tmp: Path(tmp).write_text(text)})
+    solution = result.solution
+    print(f"calibrated {result.key} on {result.measurement}")
+    print(f"  {result.key}: {solution.value:.6g} (was {result.start:.6g}, x{solution.value / result.start:.4g})")
+    print(f"  predicted {solution.teps / 1e9:.6g} GTEPS against the measured {result.measured_teps / 1e9:.6g} "
+          f"({solution.teps / result.measured_teps - 1:+.2%}) after {len(solution.steps)} runs")
+    print(f"  wrote {out}: runs on it say 'calibrated on ...'; report them next to {base.name}'s")
+    return 0
 
 
 def _print_report(text: str) -> None:

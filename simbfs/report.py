@@ -48,6 +48,9 @@ def format_run(doc: dict) -> str:
     ]
     if doc["overrides"]:
         lines.append("overrides  " + ", ".join(doc["overrides"]))
+    if doc.get("calibrated_on"):
+        lines.append(f"CALIBRATED on {doc['calibrated_on']} (one-point calibration: these numbers are fitted "
+                     f"to that measurement, not predicted)")
     for warning in doc.get("warnings", ()):
         lines.append(f"WARNING    {warning}")
     roots = doc["roots"]
@@ -121,6 +124,11 @@ def describe_machine(machine: Machine) -> str:
     if machine.algorithm:
         lines.append(f"default algorithm: {machine.algorithm} (another with --algorithm; `simbfs run --help` "
                      f"lists them)")
+    if machine.calibrated_on:
+        lines.append(f"CALIBRATED on {machine.calibrated_on}")
+    if machine.calibration_key:
+        lines.append(f"least certain parameter: {machine.calibration_key} (what `simbfs calibrate` fits without "
+                     f"--fit): {machine.values.get('calibration.reason', '')}")
     lines.append("")
     rows = []
     for path, declaration in schema.walk():

@@ -133,6 +133,7 @@ def _document(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec
         "machine": machine.name,
         "machine_file": _stable_origin(machine.origin),
         "overrides": list(config.overrides),
+        "calibrated_on": machine.calibrated_on,
         "nodes": nodes,
         "topology": sim.topology.describe(),
         "algorithm": algorithm.name,

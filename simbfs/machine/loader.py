@@ -368,6 +368,13 @@ def _cross_checks(values: dict, problems: _Problems) -> None:
                 problems.add(name, f"needs a `{needed}:` section as well; add one "
                                    f"(docs/reference/machine-files.md)")
         section.check(SectionValues(values, name), problems.add)
+    key = values.get("calibration.key")
+    if key is not None:
+        if not isinstance(S.declaration(key), S.Param):
+            problems.add("calibration.key", f"{key!r} is not a hardware parameter of the schema; name one "
+                                            f"with a value and a source, e.g. node.memory_hierarchy.memory_latency")
+        elif key not in values:
+            problems.add("calibration.key", f"{key!r} is not set in this machine file; calibrate a parameter it has")
     kind = values.get("graph.kind")
     for key, belongs in (("edgefactor", "kronecker"), ("arity", "uniform")):
         if kind is not None and f"graph.{key}" in values and kind != belongs:
@@ -444,6 +451,8 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
         description=v["description"],
         paper=v.get("paper"),
         algorithm=v.get("algorithm"),
+        calibration_key=v.get("calibration.key"),
+        calibrated_on=v.get("calibrated_on"),
         graph=GraphDefaults(kind=v["graph.kind"], scale=v["graph.scale"], edgefactor=v.get("graph.edgefactor"),
                             arity=v.get("graph.arity")) if "graph.kind" in v else None,
         default_nodes=v["nodes.default"],

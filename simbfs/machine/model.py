@@ -147,6 +147,10 @@ class Machine:
     sections: Mapping[str, object] = field(default_factory=dict)
     # every validated leaf value, by dotted path, in SI units (for --describe)
     values: Mapping[str, object] = field(default_factory=dict)
+    # the parameter `simbfs calibrate` fits by default: the file's least certain one
+    calibration_key: str | None = None
+    # set by `simbfs calibrate`: the measurement this file was calibrated on
+    calibrated_on: str | None = None
 
     def __post_init__(self):
         for name in ("sources", "sections", "values"):

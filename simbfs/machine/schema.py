@@ -98,6 +98,16 @@ SCHEMA = Section(
         "paper": Text("The seed paper the model answers to.", optional=True),
         "extends": Text("Name or path of a base machine file whose values this one overrides.", optional=True),
         "algorithm": Text("Algorithm run when --algorithm is not given.", optional=True),
+        "calibration": Section(
+            optional=True,
+            doc="What `simbfs calibrate` fits when --fit is not given.",
+            fields={
+                "key": Text("The dotted key of the file's least certain hardware parameter."),
+                "reason": Text("Why it is the least certain (shown by `simbfs calibrate`)."),
+            },
+        ),
+        "calibrated_on": Text("Written by `simbfs calibrate`: the one measurement this file was calibrated on. "
+                              "Every run on the file says so, in its report and its JSON.", optional=True),
         "graph": Section(
             optional=True,
             doc="The graph `simbfs run MACHINE` uses when --graph, --scale, --edgefactor and --arity are not "
@@ -224,6 +234,11 @@ def walk(section: Section | None = None, prefix: str = "") -> list[tuple[str, ob
             out.append((path, spec))
     return out
 
+
+
+def declaration(path: str):
+    """The declaration (Param, Curve, Text, ...) of a dotted key, or None."""
+    return dict(walk()).get(path)
 
 
 def _kind_text(spec) -> str:
