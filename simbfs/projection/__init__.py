@@ -12,6 +12,8 @@ its executed run; this package holds what they have in common:
 * how per-vertex work adds up on a target node: the mean node and the
   busiest one (:func:`node_load`, :func:`extreme_z`);
 * expected packet counts (:func:`poisson_ceil_mean`);
+* the busiest node's software overhead in an exchange
+  (:func:`busiest_node_overhead_s`);
 * closed forms of an exchange's network loads on the target's topology
   (:func:`busiest_link_seconds`, :func:`longest_route_hops`).
 """
@@ -145,6 +147,27 @@ def node_load(moments: Moments, profile_vertices: int, target_vertices: int, nod
     gaussian = k * mean + extreme_z(nodes) * math.sqrt(variance * k)
     heaviest = largest + mean * max(k - 1, 0.0)
     return NodeLoad(mean=k * mean, busiest=max(gaussian, heaviest, k * mean))
+
+
+def busiest_node_overhead_s(overhead, typical_out: float, typical_in: float, busiest_out: float,
+                            busiest_in: float, *, independent: bool = False) -> float:
+    """The busiest node's per-packet (or per-message) software overhead in
+    an exchange, from the typical and the busiest node's counts out and in;
+    ``overhead(out, in)`` prices counts with the machine's messaging layer
+    (engine/messaging.py). Two rules, by how a node's two sides relate:
+
+    * ``independent=False``: one node is the busiest sender *or* the busiest
+      receiver, and does the other side like a typical node (bsp1d's and
+      cp1d-mpi's levels: the owner of a frontier hub sends, its
+      neighbours' owners, elsewhere, receive): the larger of the two
+      pairings;
+    * ``independent=True``: a node's counts out and in are independent sums
+      (cp2d's grid patterns), so their excesses over the typical node add
+      in quadrature."""
+    if independent:
+        return overhead(typical_out, typical_in) + math.hypot(
+            overhead(max(busiest_out - typical_out, 0.0), 0.0), overhead(0.0, max(busiest_in - typical_in, 0.0)))
+    return max(overhead(busiest_out, typical_in), overhead(typical_out, busiest_in))
 
 
 def extreme_z(count: int) -> float:

@@ -62,8 +62,8 @@ from ...engine.messaging import DirectPackets
 from ...engine.topology import Topology
 from ...graph import Graph
 from ...machine.model import Machine
-from ...projection import (Growth, Moments, NodeLoad, busiest_link_seconds, extreme_z, longest_route_hops, node_load,
-                           poisson_ceil_mean)
+from ...projection import (Growth, Moments, NodeLoad, busiest_link_seconds, busiest_node_overhead_s, extreme_z,
+                           longest_route_hops, node_load, poisson_ceil_mean)
 from ...records import LevelRecord
 from .execute import bottom_up_cycles, first_frontier_neighbour, top_down_receive_cycles, top_down_send_cycles
 
@@ -224,7 +224,8 @@ def exchange_estimate(machine: Machine, topology: Topology, sent: NodeLoad, rece
     return exchange_cost(
         inject_s=port_seconds(out_wire, net), eject_s=port_seconds(in_wire, net), link_s=link,
         latency_s=route_latency(longest_route_hops(topology, talking_pairs), net),
-        overhead_s=max(layer.overhead_s(out_packets, typical_in_packets), layer.overhead_s(sender_packets, in_packets)),
+        overhead_s=busiest_node_overhead_s(layer.overhead_s, sender_packets, typical_in_packets, out_packets,
+                                           in_packets),
         packets=all_packets, payload_bytes=total_edges * edge_bytes, wire_bytes=all_wire)
 
 

@@ -40,7 +40,7 @@ from .spi import NeverVisible
 from ...bfs.direction import TOP_DOWN
 from ...engine.costs import exchange_cost, link_seconds, port_seconds, route_latency
 from ...engine.messaging import MPIMessages
-from ...projection import busiest_link_seconds, longest_route_hops
+from ...projection import busiest_link_seconds, busiest_node_overhead_s, longest_route_hops
 from .project_spi import LevelPricer, project_with
 from ...records import LevelRecord
 
@@ -134,8 +134,9 @@ class MpiLevelPricer(LevelPricer):
 
         talking = N * destinations(1.0)
         # the busiest sender (receiving like a typical node) or the busiest receiver
-        overhead = max(self.mpi.overhead_s(0.0, 0.0, destinations(messages.out_ratio), destinations(1.0)),
-                       self.mpi.overhead_s(0.0, 0.0, destinations(1.0), destinations(messages.in_ratio)))
+        overhead = busiest_node_overhead_s(lambda out, into: self.mpi.overhead_s(0.0, 0.0, out, into),
+                                           destinations(1.0), destinations(1.0), destinations(messages.out_ratio),
+                                           destinations(messages.in_ratio))
         return exchange_cost(inject_s=port_seconds(out_wire, net), eject_s=port_seconds(in_wire, net), link_s=link,
                              latency_s=route_latency(longest_route_hops(target.topology, talking), net),
                              overhead_s=overhead).time_s

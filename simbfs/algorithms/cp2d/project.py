@@ -71,7 +71,8 @@ from ...engine.topology import Topology
 from ...errors import UserError
 from ...graph import Graph
 from ...machine.model import Machine
-from ...projection import Growth, Moments, NodeLoad, extreme_z, grown_degrees, node_load, poisson_ceil_mean
+from ...projection import (Growth, Moments, NodeLoad, busiest_node_overhead_s, extreme_z, grown_degrees, node_load,
+                           poisson_ceil_mean)
 from ...records import LevelRecord
 
 # The profile needs no layout on the target's nodes (columns enter in closed form).
@@ -246,11 +247,9 @@ def exchange(target: Target, pattern: Pattern, cell_payload: float, cell_packets
     excess = max((out_wire - mean_wire) * pattern.out_share, (in_wire - mean_wire) * pattern.in_share, 0.0)
     # The busiest node in software overhead: its packets out and in are
     # independent sums, so their excesses over the mean add in quadrature.
-    layer = DirectPackets(messaging)
     mean_packets = peers * cell_packets
-    overhead = (layer.overhead_s(mean_packets, mean_packets)
-                + math.hypot(layer.overhead_s(max(out_busiest[1] - mean_packets, 0.0), 0.0),
-                             layer.overhead_s(0.0, max(in_busiest[1] - mean_packets, 0.0))))
+    overhead = busiest_node_overhead_s(DirectPackets(messaging).overhead_s, mean_packets, mean_packets,
+                                       out_busiest[1], in_busiest[1], independent=True)
     return exchange_cost(inject_s=port_seconds(out_wire, net), eject_s=port_seconds(in_wire, net),
                          link_s=link_seconds(mean_wire / peers * pattern.link + excess, net),
                          latency_s=route_latency(pattern.hops, net), overhead_s=overhead,
