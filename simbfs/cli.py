@@ -271,6 +271,7 @@ def _run_config(args, **extra):
 def _cmd_calibrate(args) -> int:
     from .calibration import calibrate
     from .machine import load_machine
+    from .units import format_quantity
 
     out = args.out
     if out.suffix.lower() not in (".yaml", ".yml"):
@@ -293,7 +294,10 @@ def _cmd_calibrate(args) -> int:
     _write_all({out: lambda tmp: Path(tmp).write_text(text)})
     solution = result.solution
     print(f"calibrated {result.key} on {result.measurement}")
-    print(f"  {result.key}: {solution.value:.6g} (was {result.start:.6g}, x{solution.value / result.start:.4g})")
+    shown = {value: format_quantity(value, result.kind, 6) + (" cycles" if result.kind == "cycles" else "")
+             for value in (solution.value, result.start)}
+    print(f"  {result.key}: {shown[solution.value]} (was {shown[result.start]}, "
+          f"x{solution.value / result.start:.4g})")
     print(f"  predicted {solution.teps / 1e9:.6g} GTEPS against the measured {result.measured_teps / 1e9:.6g} "
           f"({solution.teps / result.measured_teps - 1:+.2%}) after {len(solution.steps)} runs")
     print(f"  wrote {out}: runs on it say 'calibrated on ...'; report them next to {base.name}'s")
