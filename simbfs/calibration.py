@@ -66,16 +66,16 @@ def solve(predict: Callable[[float], float], start: float, target: float, *, rto
                               f"starting value, or --fit another parameter")
     steps: list[Step] = []
 
-    def at(value: float) -> float:
-        teps = float(predict(value))
-        steps.append(Step(value, teps))
-        if len(steps) > max_steps:
-            raise CannotCalibrate(f"{name}: no value within {rtol:.1%} of the measurement after {max_steps} runs "
-                                  f"({_trail(steps)})")
-        return teps
-
     def close(teps: float) -> bool:
         return abs(teps / target - 1) <= rtol
+
+    def at(value: float) -> float:
+        if len(steps) >= max_steps:
+            raise CannotCalibrate(f"{name}: no value within {rtol:.1%} of the measurement after {max_steps} runs "
+                                  f"({_trail(steps)})")
+        teps = float(predict(value))
+        steps.append(Step(value, teps))
+        return teps
 
     f0 = at(start)
     if close(f0):
@@ -166,18 +166,36 @@ class Calibration:
     solution: Solution
     measured_teps: float
     measurement: str  # "4096 nodes, scale 36, cp1d-spi, projected: 1.4 TTEPS"
+    overrides: tuple[str, ...] = ()  # the --set of the measured run, kept in the file
 
     def machine_file(self, name: str, base: str) -> str:
-        """The calibrated machine file's YAML text."""
+        """The calibrated machine file's YAML text: the measured run's
+        ``--set`` overrides (so that the file alone reproduces it) and the
+        fitted value."""
         import yaml
 
-        *parents, leaf = self.key.split(".")
+        from .machine import schema as S
+        from .machine.loader import _apply_override
+
+        entry: dict = {}
+        for override in self.overrides:
+            path = override.partition("=")[0].strip()
+            if path == self.key:
+                continue
+            _apply_override(entry, override)
+            if isinstance(S.declaration(path), S.Param):
+                node = entry
+                for part in path.split("."):
+                    node = node[part]
+                node["source"] = f"set with --set ({override}) for the calibrated run"
         source = (f"calibrated: `simbfs calibrate` fitted this value so that the predicted harmonic-mean TEPS "
                   f"of {self.measurement} equals the measured {_teps(self.measured_teps)} (one-point "
                   f"calibration; uncalibrated value {_quantity(self.start, self.kind)})")
-        entry: dict = {leaf: {"value": _quantity(self.solution.value, self.kind), "source": source}}
-        for parent in reversed(parents):
-            entry = {parent: entry}
+        node = entry
+        *parents, leaf = self.key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = {"value": _quantity(self.solution.value, self.kind), "source": source}
         header = {
             "name": name,
             "description": f"{self.machine} with {self.key} calibrated on one measurement: "
@@ -215,11 +233,16 @@ def calibrate(config, measured_teps: float, key: str | None = None, progress=lam
         key = machine.calibration_key
         if key is None:
             raise UserError(f"{machine.name} declares no parameter to calibrate (calibration.key); name one with "
-                            f"--fit KEY, e.g. --fit node.memory_hierarchy.memory_latency")
+                            f"--fit KEY (`simbfs machines --describe {machine.name}` lists its parameters)")
+        progress(f"fitting {key}, {machine.name}'s least certain parameter: "
+                 f"{machine.values.get('calibration.reason', '')}")
     spec = S.declaration(key)
     if not isinstance(spec, S.Param):
         raise UserError(f"--fit {key}: not a hardware parameter of a machine file (`simbfs machines --keys` "
                         f"lists them, those of kind time, bandwidth, frequency, size, count, cycles or ratio)")
+    if spec.integer:
+        raise UserError(f"--fit {key}: a whole-number parameter cannot be fitted continuously; fit a cost, "
+                        f"a latency, a bandwidth or a size")
     if key not in machine.values:
         raise UserError(f"--fit {key}: {machine.name} does not set it; fit a parameter the machine has")
     start = float(machine.values[key])
@@ -236,19 +259,39 @@ def calibrate(config, measured_teps: float, key: str | None = None, progress=lam
         except UserError as error:
             if value == start:
                 raise UserError(f"the measured run ({measurement}) cannot be simulated: {error}") from None
-            raise UserError(f"{key} = {_value(value)} gives a run that cannot be simulated: {error}") from None
+            raise UserError(f"the search tried {key} = {_value(value)}, which this machine does not allow: "
+                            f"{error}") from None
+        if value == start:
+            for warning in doc["warnings"]:
+                progress(f"WARNING {warning}")
         teps = doc["teps"]["harmonic_mean"]
         progress(f"{key} = {_value(value)}: {_teps(teps)} (measured {_teps(measured_teps)})")
         return teps
 
     solution = solve(predict, start, measured_teps, name=key)
     return Calibration(machine=machine.name, key=key, kind=spec.kind, start=start, solution=solution,
-                       measured_teps=measured_teps, measurement=measurement)
+                       measured_teps=measured_teps, measurement=measurement, overrides=tuple(config.overrides))
 
 
 def _measurement(config, machine) -> str:
-    mode = "projected" if config.mode == "project" else "executed"
+    """The measured run in words: enough to run it again."""
     nodes = config.nodes if config.nodes is not None else machine.default_nodes
     algorithm = config.algorithm or machine.algorithm or "bsp1d-do"
-    scale = config.scale if config.scale is not None else "default"
-    return f"{machine.name}, {nodes} nodes, scale {scale}, {algorithm}, {config.roots} roots, {mode}"
+    graph = machine.graph
+    kind = config.graph or (graph.kind if graph else "kronecker")
+    scale = config.scale if config.scale is not None else (graph.scale if graph else 16)
+    words = [machine.name, f"{nodes} nodes", f"{kind} scale {scale}"]
+    if config.edgefactor is not None:
+        words.append(f"edgefactor {config.edgefactor}")
+    if config.arity is not None:
+        words.append(f"arity {config.arity:g}")
+    words += [algorithm, f"{config.roots} roots, seed {config.seed}"]
+    if config.mode == "project":
+        from .runner import DEFAULT_PROFILE_SCALE
+
+        words.append(f"projected from scale {config.profile_scale or min(scale, DEFAULT_PROFILE_SCALE)}")
+    else:
+        words.append("executed")
+    if config.overrides:
+        words.append("with --set " + ", ".join(config.overrides))
+    return ", ".join(words)

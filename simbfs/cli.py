@@ -273,10 +273,15 @@ def _cmd_calibrate(args) -> int:
     from .machine import load_machine
     from .units import format_quantity
 
+    from .machine.loader import resolve_machine_path
+
     out = args.out
+    _check_outputs({"--out": out})
     if out.suffix.lower() not in (".yaml", ".yml"):
         raise UserError(f"--out {out}: a machine file ends in .yaml (e.g. --out {out.with_suffix('.yaml')})")
-    _check_outputs({"--out": out})
+    if out.resolve() == resolve_machine_path(args.machine).resolve():
+        raise UserError(f"--out {out} is the machine file being calibrated; the calibrated file extends it, so "
+                        f"write it beside it under another name")
 
     def progress(message: str) -> None:
         if not args.quiet:

@@ -270,7 +270,8 @@ def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> list
 
     def need(scale: int, count: int) -> float:
         at = replace(spec, scale=scale)
-        return algorithm.node_memory_bytes(at.num_vertices(), 2 * at.num_input_edges_estimate(), count, machine)
+        return algorithm.node_memory_bytes(at.num_vertices(), 2 * at.num_input_edges_estimate(), count, machine,
+                                           spec.kind)
 
     have = machine.node.memory_bytes
     needed = need(spec.scale, nodes)

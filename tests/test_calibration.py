@@ -97,7 +97,7 @@ def test_calibrate_recovers_the_parameter_a_closed_form_machine_was_measured_wit
     assert "node.compute.edge_scan" in printed and "was 8" in printed
     fitted = load_machine(str(out))
     assert fitted.node.compute.edge_scan_cycles == pytest.approx(20.0, rel=0.01)
-    assert fitted.calibrated_on.startswith("bluegene_q, 1 nodes, scale 10, bsp1d-topdown")
+    assert fitted.calibrated_on.startswith("bluegene_q, 1 nodes, kronecker scale 10, bsp1d-topdown")
     assert "calibrated:" in fitted.sources["node.compute.edge_scan"]
     # a run on the calibrated file says so, in the JSON and the report
     doc_path = tmp_path / "r.json"
@@ -168,3 +168,35 @@ def test_a_machine_file_must_declare_a_parameter_it_has_as_its_calibration_key(t
     path.write_text(f"extends: bluegene_q\nname: m\ncalibration: {{key: {key}, reason: because}}\n")
     with pytest.raises(UserError, match=words):
         load_machine(str(path))
+
+
+def test_the_measured_runs_set_overrides_go_into_the_calibrated_file(tmp_path, capsys):
+    """Calibrated with a what-if on top (faster clock), the file alone must
+    reproduce the measurement: the --set is written into it."""
+    measured = _one_node_closed_form(20.0) * 2  # the closed form at twice the clock
+    out = tmp_path / "c.yaml"
+    assert main(["calibrate", *ONE_NODE, "--set", "node.clock=3.2GHz", "--measured-teps", repr(measured),
+                 "--fit", "node.compute.edge_scan", "--out", str(out), "--quiet"]) == 0
+    fitted = load_machine(str(out))
+    assert fitted.node.clock_hz == 3.2e9 and "--set" in fitted.sources["node.clock"]
+    assert fitted.node.compute.edge_scan_cycles == pytest.approx(20.0, rel=0.01)
+    assert "with --set network.topology=crossbar, node.clock=3.2GHz" in fitted.calibrated_on
+    doc_path = tmp_path / "r.json"
+    plain = [a for a in ONE_NODE[1:]]  # the crossbar --set is written into the file too
+    assert main(["run", str(out), *plain[:plain.index("--set")], "--json", str(doc_path), "--quiet"]) == 0
+    assert json.loads(doc_path.read_text())["teps"]["harmonic_mean"] == pytest.approx(measured, rel=1e-3)
+
+
+def test_the_calibrated_file_cannot_overwrite_the_machine_it_calibrates(tmp_path, capsys):
+    machine = tmp_path / "mine.yaml"
+    machine.write_text("extends: bluegene_q\nname: mine\n")
+    assert main(["calibrate", str(machine), *ONE_NODE[1:], "--measured-teps", "1e9", "--fit",
+                 "node.compute.edge_scan", "--out", str(machine), "--quiet"]) == 2
+    assert "is the machine file being calibrated" in capsys.readouterr().err
+    assert machine.read_text() == "extends: bluegene_q\nname: mine\n"
+
+
+def test_a_whole_number_parameter_is_refused_up_front(tmp_path, capsys):
+    assert main(["calibrate", *ONE_NODE, "--measured-teps", "1e9", "--fit", "node.cores",
+                 "--out", str(tmp_path / "c.yaml"), "--quiet"]) == 2
+    assert "whole-number parameter" in capsys.readouterr().err

@@ -29,8 +29,10 @@ Methods
     ``check(machine, num_vertices, nodes)``: refuse, with a UserError, a run
     this algorithm cannot do on that machine (too many threads, buffers that
     do not fit); called before the graph is generated.
-    ``node_memory_bytes(num_vertices, num_directed_edges, nodes, machine)``:
-    peak bytes one node needs, for the runner's memory check.
+    ``node_memory_bytes(num_vertices, num_directed_edges, nodes, machine, graph_kind)``:
+    peak bytes one node needs, for the runner's memory check
+    (``graph_kind``: "kronecker" or "uniform", for estimates that use the
+    Kronecker closed forms).
     ``run(sim, graph, root, recorder)``: one BFS from ``root`` on the
     simulation ``sim``; returns a RootRun (parent array, simulated time,
     one LevelRecord per level: records.py lists the fields every algorithm
@@ -79,7 +81,7 @@ class Algorithm:
         """Nothing to refuse by default."""
 
     def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int,
-                          machine=None) -> float:  # pragma: no cover - interface
+                          machine=None, graph_kind: str = "kronecker") -> float:  # pragma: no cover - interface
         raise NotImplementedError
 
     def run(self, sim, graph, root: int, recorder=None):  # pragma: no cover - interface

@@ -152,7 +152,8 @@ class BSP1D(Algorithm):
         kind = "direction-optimising (Beamer SC12 switch)" if self.direction_optimising else "top-down only"
         return f"level-synchronous 1D BFS, alltoallv per level, {kind}"
 
-    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None,
+                          graph_kind: str = "kronecker") -> float:
         """Bytes one node needs: its CSR slice, parents, the send buffers of
         its largest level (all its edges, in the worst case, plus as many
         incoming) and, for bottom-up levels, the replicated frontier bitmap

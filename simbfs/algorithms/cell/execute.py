@@ -308,7 +308,8 @@ class CellSPE(Algorithm):
         kind = "overlapped schedule (Fig. 4)" if self.overlapped else "strict BSP schedule"
         return f"Cell BE SPE BFS of Villa et al. 2007 (Algorithm 3), explicit DMA and local store, {kind}"
 
-    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None,
+                          graph_kind: str = "kronecker") -> float:
         """Main memory per SPE: its share of the split, padded lists (about
         a quadword per portion), Q and Qnext."""
         local_vertices = -(-num_vertices // nodes)

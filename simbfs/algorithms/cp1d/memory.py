@@ -10,8 +10,10 @@ of N, for a graph of n vertices:
   generated tuples (4% fewer at scale 24);
 * **headers**: one ``vertex_header`` per (vertex, thread block it has
   entries in): a vertex's neighbours fall in T (1 - exp(-Lambda/T)) of the
-  T threads' id ranges (kronecker_theory.mean_thread_blocks), 6.7 per vertex
-  with an edge at scale 24 and 64 threads, against 31 entries;
+  T threads' id ranges (kronecker_theory.mean_thread_blocks): at scale 24
+  with 64 threads, 12.7 per vertex with an edge (53% of the vertices have
+  one), so 6.7 per vertex, against 31 entries. On a uniform graph, the
+  Poisson form T (1 - exp(-d/T)) of its mean degree d;
 * **index**: one 64-bit word per ``index_stride`` local vertices;
 * **building**: the generated tuples (``edge_tuple`` each) while the
   structure is built from them;
@@ -72,39 +74,46 @@ class NodeMemory:
         return self.structure + max(self.building, self.visit)
 
 
-def stored_entries(num_vertices: int, num_directed_edges: float) -> float:
-    """Adjacency entries of the simple graph: for a Kronecker graph (2^s
-    vertices) its closed-form mean simple degree times n; otherwise every
-    directed edge."""
+def _kronecker_scale(num_vertices: int, graph_kind: str) -> int | None:
     scale = num_vertices.bit_length() - 1
-    if num_vertices != 1 << scale or scale < 1:
+    return scale if graph_kind == "kronecker" and num_vertices == 1 << scale and scale >= 1 else None
+
+
+def stored_entries(num_vertices: int, num_directed_edges: float, graph_kind: str = "kronecker") -> float:
+    """Adjacency entries of the simple graph: for a Kronecker graph its
+    closed-form mean simple degree times n; otherwise every directed edge
+    (a uniform graph has few duplicates)."""
+    scale = _kronecker_scale(num_vertices, graph_kind)
+    if scale is None:
         return float(num_directed_edges)
     edgefactor = max(1, round(num_directed_edges / (2 * num_vertices)))
     return num_vertices * degree_moments(scale, edgefactor).mean
 
 
-def header_count(num_vertices: int, num_directed_edges: float, threads: int) -> float:
+def header_count(num_vertices: int, num_directed_edges: float, threads: int, graph_kind: str = "kronecker") -> float:
     """(Vertex, thread block) headers of the whole graph."""
-    scale = num_vertices.bit_length() - 1
-    if num_vertices != 1 << scale or scale < 1:  # Poisson degrees around the mean
+    scale = _kronecker_scale(num_vertices, graph_kind)
+    if scale is None:  # Poisson degrees around the mean
         mean = num_directed_edges / max(num_vertices, 1)
         return num_vertices * threads * -math.expm1(-mean / threads)
     edgefactor = max(1, round(num_directed_edges / (2 * num_vertices)))
     return num_vertices * nonisolated_share(scale, edgefactor) * mean_thread_blocks(scale, threads, edgefactor)
 
 
-def node_memory(machine, num_vertices: int, num_directed_edges: float, nodes: int, messaging: str) -> NodeMemory:
+def node_memory(machine, num_vertices: int, num_directed_edges: float, nodes: int, messaging: str,
+                graph_kind: str = "kronecker") -> NodeMemory:
     """The mean node's memory for the ``spi`` or ``mpi`` code."""
     cp = machine.section("cp1d")
     local_v = -(-num_vertices // nodes)
-    entries = stored_entries(num_vertices, num_directed_edges) / nodes
+    entries = stored_entries(num_vertices, num_directed_edges, graph_kind) / nodes
     if messaging == "spi":
         buffers = nodes * (1 + cp.in_flight) * machine.network.packet_payload_bytes
     else:  # outgoing and incoming all-to-all buffers of a level sending every entry
         buffers = 2 * entries * max(cp.compressed_long_bytes, cp.uncompressed_entry_bytes)
     return NodeMemory(
         adjacency=entries * cp.adjacency_entry_bytes,
-        headers=header_count(num_vertices, num_directed_edges, cp.threads) / nodes * cp.vertex_header_bytes,
+        headers=header_count(num_vertices, num_directed_edges, cp.threads, graph_kind) / nodes
+        * cp.vertex_header_bytes,
         index=math.ceil(local_v / cp.index_stride) * INDEX_WORD_BYTES,
         building=num_directed_edges / 2 / nodes * cp.edge_tuple_bytes,
         parents=local_v * PARENT_BYTES,

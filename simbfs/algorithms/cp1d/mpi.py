@@ -56,19 +56,21 @@ class CP1DMPI(CP1DSPI):
         return "Checconi & Petrini bulk-synchronous 1D BFS over MPI (two-phase all-to-all), " + \
             self.options.representation
 
-    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
-        return mpi_memory_bytes(machine, num_vertices, num_directed_edges, nodes)
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None,
+                          graph_kind: str = "kronecker") -> float:
+        return mpi_memory_bytes(machine, num_vertices, num_directed_edges, nodes, graph_kind)
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         return _Run(self, sim, graph, root, recorder).execute()
 
 
-def mpi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
+def mpi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes: int,
+                     graph_kind: str = "kronecker") -> float:
     """Peak bytes per node (memory.py): the structure, plus the larger of
     the generated tuples while it is built and the visit's parents, bitmaps
     and the outgoing and incoming all-to-all buffers of a level that sends
     every local entry, at the long compressed format."""
-    return node_memory(machine, num_vertices, num_directed_edges, nodes, "mpi").peak
+    return node_memory(machine, num_vertices, num_directed_edges, nodes, "mpi", graph_kind).peak
 
 
 def _subset(ops: dict, names) -> dict:

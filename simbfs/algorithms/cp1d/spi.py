@@ -135,8 +135,9 @@ class CP1DSPI(Algorithm):
             raise UserError(f"{threads} threads per node, but a {machine.name} node runs at most {limit} "
                             f"(node.cores x node.threads_per_core); use {where} or fewer")
 
-    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
-        return spi_memory_bytes(machine, num_vertices, num_directed_edges, nodes)
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None,
+                          graph_kind: str = "kronecker") -> float:
+        return spi_memory_bytes(machine, num_vertices, num_directed_edges, nodes, graph_kind)
 
     def layout(self, graph: Graph, sim: Simulation) -> Layout:
         cp = cp1d.require_cp1d(sim.machine)
@@ -152,11 +153,12 @@ class CP1DSPI(Algorithm):
         return _Run(self, sim, graph, root, recorder).execute()
 
 
-def spi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes: int) -> float:
+def spi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes: int,
+                     graph_kind: str = "kronecker") -> float:
     """Peak bytes per node (memory.py): the structure, plus the larger of
     the generated tuples while it is built and the visit's parents,
     bitmaps and one open plus ``in_flight`` packets per destination."""
-    return node_memory(machine, num_vertices, num_directed_edges, nodes, "spi").peak
+    return node_memory(machine, num_vertices, num_directed_edges, nodes, "spi", graph_kind).peak
 
 
 class Cp1dRun:

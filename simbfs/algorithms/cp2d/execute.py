@@ -185,7 +185,8 @@ class CP2D(Algorithm):
         cp1d.require_cp1d(machine)
         grid_shape(nodes)
 
-    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None) -> float:
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None,
+                          graph_kind: str = "kronecker") -> float:
         return node_memory_bytes(machine, num_vertices, num_directed_edges, nodes)
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
