@@ -91,10 +91,6 @@ def solve(predict: Callable[[float], float], start: float, target: float, *, rto
     increasing = (f1 > f0) == (factor > 1)
     # step towards the measurement: up if (target above) == (increasing)
     up = (target > f0) == increasing
-    if factor < 1 and up:  # doubling was already seen not to move it
-        raise CannotCalibrate(
-            f"{name} cannot reach the measured {_teps(target)}: raising it does not change the prediction "
-            f"({_trail(steps)}); the miss lies elsewhere: --fit another parameter")
     lo_v, lo_f = start, f0  # the bracket's near end
     v = start * factor if (factor > 1) == up else start
     f = f1 if (factor > 1) == up else f0
