@@ -58,9 +58,18 @@ class CannotCalibrate(UserError):
 
 
 def solve(predict: Callable[[float], float], start: float, target: float, *, rtol: float = RTOL,
-          limit: float = LIMIT, max_steps: int = MAX_STEPS, name: str = "the parameter") -> Solution:
+          limit: float = LIMIT, max_steps: int = MAX_STEPS, name: str = "the parameter",
+          slower_when_raised: bool | None = None) -> Solution:
     """The value ``v`` with ``predict(v)`` within ``rtol`` of ``target``
-    (module docstring). ``predict`` must be positive and monotone in v."""
+    (module docstring). ``predict`` must be positive and monotone in v.
+
+    ``slower_when_raised``: what the parameter's kind says of the response
+    (a cost or a latency slows a run down as it grows, a bandwidth or a
+    clock speeds it up; None: unknown). When neither doubling nor halving
+    moves the prediction, the parameter is hidden behind another term
+    (time = max(cpu, network)); if the measurement lies on the side where
+    a hidden term can come out (a slower run: raise a cost, lower a
+    bandwidth), the search walks that way until it does."""
     if start <= 0 or not math.isfinite(start):
         raise CannotCalibrate(f"{name} is {start:g}; calibration searches positive values: --set a positive "
                               f"starting value, or --fit another parameter")
@@ -86,8 +95,23 @@ def solve(predict: Callable[[float], float], start: float, target: float, *, rto
         factor = 0.5
         f1 = at(start * factor)
         if _same(f0, f1):
-            raise CannotCalibrate(f"{name} does not change the prediction of this run ({_trail(steps)}): the "
-                                  f"run is bound by something else; --fit a parameter of what bounds it")
+            if slower_when_raised is None or target >= f0:
+                raise CannotCalibrate(f"{name} does not change the prediction of this run ({_trail(steps)}): the "
+                                      f"run is bound by something else; --fit a parameter of what bounds it")
+            # a slower run than predicted: make the hidden term bind
+            factor = 2.0 if slower_when_raised else 0.5
+            v = start * factor * factor  # one step was already seen to be flat
+            f1 = at(v)
+            while _same(f0, f1):
+                if max(v / start, start / v) >= limit:
+                    raise CannotCalibrate(f"{name} does not change the prediction of this run from x1/{limit:g} "
+                                          f"to x{limit:g} ({_trail(steps[:3])}, ...): the run is bound by "
+                                          f"something else; --fit a parameter of what bounds it")
+                v *= factor
+                f1 = at(v)
+            # restart the walk from the last flat value, where the term binds
+            start, f0 = v / factor, f0
+            factor = 2.0 if slower_when_raised else 0.5
     increasing = (f1 > f0) == (factor > 1)
     # step towards the measurement: up if (target above) == (increasing)
     up = (target > f0) == increasing
@@ -268,7 +292,9 @@ def calibrate(config, measured_teps: float, key: str | None = None, progress=lam
         progress(f"{key} = {_value(value)}: {_teps(teps)} (measured {_teps(measured_teps)})")
         return teps
 
-    solution = solve(predict, start, measured_teps, name=key)
+    # a cost or latency slows a run as it grows, a bandwidth or clock speeds it up
+    slower_when_raised = {"time": True, "cycles": True, "bandwidth": False, "frequency": False}.get(spec.kind)
+    solution = solve(predict, start, measured_teps, name=key, slower_when_raised=slower_when_raised)
     return Calibration(machine=machine.name, key=key, kind=spec.kind, start=start, solution=solution,
                        measured_teps=measured_teps, measurement=measurement, overrides=tuple(config.overrides))
 

@@ -55,6 +55,17 @@ def test_a_measurement_out_of_reach_is_refused_with_the_range_seen():
         solve(lambda v: 1e9 + 1e9 / v, start=1.0, target=5e8, name="x")
 
 
+def test_a_cost_hidden_behind_another_term_is_raised_until_it_binds():
+    """TEPS = 1e9 / max(v, 10): a cost of 1 is hidden behind the fixed 10,
+    so doubling and halving move nothing (1e8 TEPS); a slower measurement
+    (5e7) needs v = 20, found by raising the cost until it binds."""
+    solution = solve(lambda v: 1e9 / max(v, 10.0), start=1.0, target=5e7, rtol=1e-6, slower_when_raised=True)
+    assert solution.value == pytest.approx(20.0, rel=1e-5)
+    # a faster measurement cannot come from lowering a hidden cost
+    with pytest.raises(CannotCalibrate, match="does not change the prediction"):
+        solve(lambda v: 1e9 / max(v, 10.0), start=1.0, target=2e8, slower_when_raised=True)
+
+
 def test_a_non_monotone_response_is_refused():
     """A response that rises, then falls back past its start, is not a
     function the measurement can be read from."""
