@@ -12,8 +12,10 @@ The search (:func:`solve`) works on the parameter's logarithm, since
 hardware parameters are positive and act multiplicatively:
 
 1. **Direction.** Predict at the current value and at twice it. If doubling
-   does not move the prediction, try half; if neither does, the parameter
-   does not matter for this run and cannot be fitted.
+   does not move the prediction, try half. If neither does, the parameter
+   is hidden behind another term (time = max(cpu, network)): when the
+   measured run is slower than predicted, the search raises a cost (lowers
+   a bandwidth) until it binds; otherwise it cannot be fitted.
 2. **Bracket.** Step by factors of 2 towards the measurement until the
    prediction passes it, at most ``LIMIT`` times away from the start (a
    parameter that must move further cannot explain the miss).
@@ -110,7 +112,7 @@ def solve(predict: Callable[[float], float], start: float, target: float, *, rto
                 v *= factor
                 f1 = at(v)
             # restart the walk from the last flat value, where the term binds
-            start, f0 = v / factor, f0
+            start = v / factor
             factor = 2.0 if slower_when_raised else 0.5
     increasing = (f1 > f0) == (factor > 1)
     # step towards the measurement: up if (target above) == (increasing)
@@ -137,8 +139,7 @@ def solve(predict: Callable[[float], float], start: float, target: float, *, rto
         mid = math.sqrt(lo_v * hi_v)
         f = at(mid)
         if not (_between(f, lo_f, hi_f) or _near(f, lo_f) or _near(f, hi_f)):
-            raise CannotCalibrate(f"{name}: the prediction is not monotone in it ({_trail(steps)}), so one value "
-                                  f"cannot be read as the calibrated one; --fit another parameter")
+            raise _not_monotone(name, steps)
         if close(f):
             return Solution(mid, f, tuple(steps))
         if _between(target, lo_f, f):
@@ -162,8 +163,12 @@ def _between(x: float, a: float, b: float) -> bool:
 def _check_monotone(before: float, after: float, rising: bool, name: str, steps) -> None:
     """Walking away from the start, the prediction must keep its direction."""
     if (after < before * (1 - MONOTONE_SLACK)) if rising else (after > before * (1 + MONOTONE_SLACK)):
-        raise CannotCalibrate(f"{name}: the prediction is not monotone in it ({_trail(steps)}), so one value "
-                              f"cannot be read as the calibrated one; --fit another parameter")
+        raise _not_monotone(name, steps)
+
+
+def _not_monotone(name: str, steps) -> CannotCalibrate:
+    return CannotCalibrate(f"{name}: the prediction is not monotone in it ({_trail(steps)}), so one value "
+                           f"cannot be read as the calibrated one; --fit another parameter")
 
 
 def _teps(value: float) -> str:

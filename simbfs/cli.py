@@ -46,6 +46,9 @@ Generated graphs are cached in $SIMBFS_CACHE (default ~/.cache/simbfs).
 """
 
 
+# The examples' --measured-teps values are a user's measurements, the input
+# of a one-point calibration (here the paper's 4,096-node result, as
+# docs/validation.md uses it), not values of any model.
 EPILOG_CALIBRATE = """\
 examples:
   simbfs calibrate bluegene_q --nodes 4096 --scale 36 --algorithm cp1d-spi --mode project \\
@@ -176,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_simulation_options(calibrate)
     calibrate.add_argument("--measured-teps", type=_positive_float, required=True, metavar="X",
+                           # an example of a user's measurement (the input), not a model value
                            help="the measured harmonic-mean TEPS of that run (e.g. 1.4e12)")
     calibrate.add_argument("--fit", metavar="KEY",
                            help="the parameter to fit, as a dotted machine-file key (default: the machine "
@@ -270,10 +274,8 @@ def _run_config(args, **extra):
 
 def _cmd_calibrate(args) -> int:
     from .calibration import calibrate
-    from .machine import load_machine
-    from .units import format_quantity
-
     from .machine.loader import resolve_machine_path
+    from .units import format_quantity
 
     out = args.out
     _check_outputs({"--out": out})
@@ -288,24 +290,24 @@ def _cmd_calibrate(args) -> int:
             print(f"  {message}", file=sys.stderr, flush=True)
 
     result = calibrate(_run_config(args), args.measured_teps, args.fit, progress)
-    base = load_machine(args.machine)
     machine_arg = Path(args.machine)
     if machine_arg.suffix.lower() in (".yaml", ".yml") or machine_arg.exists():  # a file: extend it by its path
         parent = out.parent if str(out.parent) else Path(".")
         extends = os.path.relpath(machine_arg.resolve(), parent.resolve())
     else:
-        extends = base.name
+        extends = result.machine
     text = result.machine_file(out.stem, extends)
     _write_all({out: lambda tmp: Path(tmp).write_text(text)})
     solution = result.solution
     print(f"calibrated {result.key} on {result.measurement}")
-    shown = {value: format_quantity(value, result.kind, 6) + (" cycles" if result.kind == "cycles" else "")
-             for value in (solution.value, result.start)}
-    print(f"  {result.key}: {shown[solution.value]} (was {shown[result.start]}, "
+    def shown(value: float) -> str:
+        return format_quantity(value, result.kind, 6) + (" cycles" if result.kind == "cycles" else "")
+
+    print(f"  {result.key}: {shown(solution.value)} (was {shown(result.start)}, "
           f"x{solution.value / result.start:.4g})")
     print(f"  predicted {solution.teps / 1e9:.6g} GTEPS against the measured {result.measured_teps / 1e9:.6g} "
           f"({solution.teps / result.measured_teps - 1:+.2%}) after {len(solution.steps)} runs")
-    print(f"  wrote {out}: runs on it say 'calibrated on ...'; report them next to {base.name}'s")
+    print(f"  wrote {out}: runs on it say 'calibrated on ...'; report them next to {result.machine}'s")
     return 0
 
 

@@ -100,11 +100,17 @@ def nonisolated_share(scale: int, edgefactor: int = 16) -> float:
     return math.fsum(_class_shares(scale) * -np.expm1(-_touching_tuples(scale, edgefactor)))
 
 
-def mean_thread_blocks(scale: int, threads: int, edgefactor: int = 16) -> float:
-    """Mean number of the ``threads`` equal id ranges a non-isolated
-    vertex's neighbours fall in (cp1d's per-thread blocks, one header each)."""
+def thread_blocks_per_vertex(scale: int, threads: int, edgefactor: int = 16) -> float:
+    """Mean, over all vertices, of how many of the ``threads`` equal id
+    ranges a vertex's neighbours fall in (cp1d's per-thread blocks, one
+    header each; 0 for an isolated vertex)."""
     blocks = threads * -np.expm1(-_touching_tuples(scale, edgefactor) / threads)
-    return math.fsum(_class_shares(scale) * blocks) / nonisolated_share(scale, edgefactor)
+    return math.fsum(_class_shares(scale) * blocks)
+
+
+def mean_thread_blocks(scale: int, threads: int, edgefactor: int = 16) -> float:
+    """The same, over the vertices that have an edge."""
+    return thread_blocks_per_vertex(scale, threads, edgefactor) / nonisolated_share(scale, edgefactor)
 
 
 def degree_moments(scale: int, edgefactor: int = 16) -> DegreeMoments:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...graph.kronecker_theory import degree_moments, mean_thread_blocks, nonisolated_share
+from ...graph.kronecker_theory import degree_moments, thread_blocks_per_vertex
 
 MEMORY_UNCERTAINTY = 0.05
 BITMAPS = 3  # In, Out and Vis: one bit per local vertex each
@@ -74,30 +74,32 @@ class NodeMemory:
         return self.structure + max(self.building, self.visit)
 
 
-def _kronecker_scale(num_vertices: int, graph_kind: str) -> int | None:
+def _kronecker(num_vertices: int, num_directed_edges: float, graph_kind: str) -> tuple[int, int] | None:
+    """(scale, edgefactor) of a Kronecker graph, for its closed forms; None otherwise."""
     scale = num_vertices.bit_length() - 1
-    return scale if graph_kind == "kronecker" and num_vertices == 1 << scale and scale >= 1 else None
+    if graph_kind != "kronecker" or num_vertices != 1 << scale or scale < 1:
+        return None
+    return scale, max(1, round(num_directed_edges / (2 * num_vertices)))
 
 
 def stored_entries(num_vertices: int, num_directed_edges: float, graph_kind: str = "kronecker") -> float:
     """Adjacency entries of the simple graph: for a Kronecker graph its
     closed-form mean simple degree times n; otherwise every directed edge
     (a uniform graph has few duplicates)."""
-    scale = _kronecker_scale(num_vertices, graph_kind)
-    if scale is None:
+    kronecker = _kronecker(num_vertices, num_directed_edges, graph_kind)
+    if kronecker is None:
         return float(num_directed_edges)
-    edgefactor = max(1, round(num_directed_edges / (2 * num_vertices)))
-    return num_vertices * degree_moments(scale, edgefactor).mean
+    return num_vertices * degree_moments(*kronecker).mean
 
 
 def header_count(num_vertices: int, num_directed_edges: float, threads: int, graph_kind: str = "kronecker") -> float:
     """(Vertex, thread block) headers of the whole graph."""
-    scale = _kronecker_scale(num_vertices, graph_kind)
-    if scale is None:  # Poisson degrees around the mean
+    kronecker = _kronecker(num_vertices, num_directed_edges, graph_kind)
+    if kronecker is None:  # Poisson degrees around the mean
         mean = num_directed_edges / max(num_vertices, 1)
         return num_vertices * threads * -math.expm1(-mean / threads)
-    edgefactor = max(1, round(num_directed_edges / (2 * num_vertices)))
-    return num_vertices * nonisolated_share(scale, edgefactor) * mean_thread_blocks(scale, threads, edgefactor)
+    scale, edgefactor = kronecker
+    return num_vertices * thread_blocks_per_vertex(scale, threads, edgefactor)
 
 
 def node_memory(machine, num_vertices: int, num_directed_edges: float, nodes: int, messaging: str,
