@@ -340,7 +340,8 @@ def test_threads_on_a_core_hide_latency_until_issue_slots_are_full(small_graph, 
                                           "cp1d.cycles.bitmap_test=10", "node.memory_hierarchy.cache_latency=20 cycles"])
     layout = Layout(small_graph, 1, machine.section("cp1d").threads, 0, machine.section("cp1d").index_stride)
     counts = np.arange(layout.T, dtype=float)[None, :]
-    cycles = cp1d.thread_cycles(machine, layout, {"bitmap_test": counts}, compression=True)
+    ops = {"bitmap_test": counts}
+    cycles = cp1d.thread_cycles(ops, cp1d.level_costs(machine, layout, ops, compression=True))
     assert np.allclose(cycles, counts * per_op)
 
 
@@ -349,16 +350,39 @@ def test_an_op_without_random_access_costs_k_issue_slots(small_graph, threads, p
     # edge_entry: 3 cycles, no random access: max(3, k x 3)
     machine = load_machine("bluegene_q", [f"cp1d.threads={threads}"])
     layout = Layout(small_graph, 1, machine.section("cp1d").threads, 0, machine.section("cp1d").index_stride)
-    counts = np.ones((1, layout.T))
-    assert np.allclose(cp1d.thread_cycles(machine, layout, {"edge_entry": counts}, True), per_op)
+    ops = {"edge_entry": np.ones((1, layout.T))}
+    assert np.allclose(cp1d.thread_cycles(ops, cp1d.level_costs(machine, layout, ops, True)), per_op)
 
 
 def test_compress_costs_nothing_without_compression(small_graph):
     machine = load_machine("bluegene_q", ["cp1d.threads=16"])
     layout = Layout(small_graph, 1, 16, 0, 64)
     ops = {"compress": np.ones((1, 16))}
-    assert np.allclose(cp1d.thread_cycles(machine, layout, ops, False), 0)
-    assert np.allclose(cp1d.thread_cycles(machine, layout, ops, True), 6)  # issue 6, k = 1, no access
+    assert np.allclose(cp1d.thread_cycles(ops, cp1d.level_costs(machine, layout, ops, False)), 0)
+    assert np.allclose(cp1d.thread_cycles(ops, cp1d.level_costs(machine, layout, ops, True)), 6)  # issue 6, k = 1
+
+
+def test_a_level_that_streams_more_evicts_its_bitmaps_and_waits_longer():
+    """Hand-worked: bitmaps of twice the L2 (2C lines) tested 4 s ln(4/3)
+    times while s lines stream past hit 1/4 of the time (Che: 2C x 1/4 +
+    s t = C gives t = C / 2s, and 1 - exp(-4 s ln(4/3) t / 2C) = 1/4). A
+    bitmap test then costs issue 4 + (82 / 4 + 350 x 3/4) cycles at k = 1."""
+    from simbfs.algorithms.cp1d import pricing
+
+    machine = load_machine("bluegene_q", ["cp1d.threads=16", "cp1d.adjacency_entry=128 B"])
+    C = 32 * 2**20
+    residents = pricing.Residents(bitmaps=2 * C, parents=0.0, buffers=0.0)
+    s = 1000.0  # streamed lines: edge entries of one line each
+    counts = {"bitmap_test": 4 * s * math.log(4 / 3), "edge_entry": s}
+    assert pricing.hit_rates(machine, residents, counts)["bitmaps"] == pytest.approx(0.25, rel=1e-9)
+    costs = pricing.op_cycles(machine, 16, residents, counts, compression=True)
+    assert costs["bitmap_test"] == pytest.approx(4 + 82 / 4 + 350 * 3 / 4)
+    # with no stream, the same bitmaps alone hit C / 2C = 1/2 of the time
+    alone = pricing.hit_rates(machine, residents, {"bitmap_test": 1.0})["bitmaps"]
+    assert alone == pytest.approx(0.5, rel=1e-9)
+    # memory: s streamed lines and the misses, one line each, at 42.6 GB/s
+    seconds = pricing.memory_seconds(machine, residents, counts)
+    assert seconds == pytest.approx((s + counts["bitmap_test"] * 0.75) * 128 / 42.6e9)
 
 
 # --------------------------------------------- 6. load balancing, top-down

@@ -95,17 +95,24 @@ def test_grid_shapes_and_bad_node_counts():
 
 
 def test_bitmap_working_set_beyond_the_cache_raises_the_access_cost():
-    """Closed form: a structure of S bytes misses with probability
-    m = 1 - cache / S (0 when it fits), an access waits (1 - m) x 80 + m x 350
-    cycles (BG/Q's L2 and DDR latencies), and a bitmap test of 4 issue
-    cycles costs max(4 + latency, 4 threads x 4) cycles."""
+    """Closed form: bitmaps of S bytes, touched alone, miss with probability
+    m = 1 - cache / S (0 when they fit; Che's approximation of one
+    structure), an access waits (1 - m) x 82 + m x 350 cycles (BG/Q's L2
+    and DDR latencies), and a bitmap test of 4 issue cycles costs
+    max(4 + latency, 4 threads x 4) cycles."""
+    from simbfs.algorithms.cp1d import pricing
+
     machine = load_machine("bluegene_q")
     cache = 32 * 2**20
-    fits = cp2d.op_cycles(machine, bitmap_bytes=cache / 2, parent_bytes=1.0)
-    assert fits["bitmap_test"] == pytest.approx(4 + 80)
-    thrashing = cp2d.op_cycles(machine, bitmap_bytes=4 * cache, parent_bytes=1.0)
-    assert thrashing["bitmap_test"] == pytest.approx(4 + 0.25 * 80 + 0.75 * 350)
-    assert thrashing["claim"] == pytest.approx(12 + 0.25 * 80 + 0.75 * 350 + 80)
+
+    def costs(bitmap_bytes, ops):
+        residents = pricing.Residents(bitmaps=bitmap_bytes, parents=0.0, buffers=0.0)
+        return pricing.op_cycles(machine, 64, residents, ops, compression=False)
+
+    fits = costs(cache / 2, {"bitmap_test": 1.0})
+    assert fits["bitmap_test"] == pytest.approx(4 + 82)
+    thrashing = costs(4 * cache, {"bitmap_test": 1.0})
+    assert thrashing["bitmap_test"] == pytest.approx(4 + 0.25 * 82 + 0.75 * 350)
     assert thrashing["edge_entry"] == fits["edge_entry"] == 4 * 3  # streamed, no latency
     # The node's bitmaps: In over n/C vertices, Out and Vis over n/R.
     assert cp2d.bitmap_working_set_bytes(2**32, 64, 64) == (2**26 + 2 * 2**26) / 8

@@ -24,8 +24,14 @@ class ComputeCosts:
 
 @dataclass(frozen=True)
 class MemoryHierarchy:
-    """Latency of random accesses: a structure of S bytes is found in the
-    cache with probability min(1, cache_size / S), else in main memory."""
+    """Latency of random accesses into structures that share the node's
+    last-level cache.
+
+    Alone, a structure of S bytes is found in the cache with probability
+    min(1, cache_size / S) (:meth:`miss_rate`). Shared, the structures a
+    phase of work touches and the data it streams compete for the cache:
+    :meth:`shared_hit_rates` gives each structure's hit rate from how often
+    it is touched (Che's approximation of an LRU cache)."""
 
     cache_size_bytes: float
     cache_latency_cycles: float
@@ -39,9 +45,69 @@ class MemoryHierarchy:
 
     def access_cycles(self, working_set_bytes: float) -> float:
         """Expected load-to-use cycles of one random access into a
-        structure of ``working_set_bytes``."""
-        miss = self.miss_rate(working_set_bytes)
-        return (1.0 - miss) * self.cache_latency_cycles + miss * self.memory_latency_cycles
+        structure of ``working_set_bytes`` that has the cache to itself."""
+        return self.latency_cycles(1.0 - self.miss_rate(working_set_bytes))
+
+    def latency_cycles(self, hit_rate):
+        """Expected load-to-use cycles of one random access that hits the
+        cache with probability ``hit_rate`` (scalar or array)."""
+        return hit_rate * self.cache_latency_cycles + (1.0 - hit_rate) * self.memory_latency_cycles
+
+    def shared_hit_rates(self, residents: Mapping[str, float], accesses: Mapping[str, object],
+                         streamed_bytes=0.0) -> dict:
+        """Hit rate of a random access into each structure of ``residents``
+        (name -> bytes) when, in one period, each is accessed ``accesses[name]``
+        times at uniformly random lines and ``streamed_bytes`` are read once
+        through the cache. Counts may be scalars or per-node arrays; only
+        their ratios matter.
+
+        Che's approximation of an LRU cache under independent references: a
+        line stays cached for a characteristic time t after its last use,
+        so a line touched at rate r is found with probability
+        1 - exp(-r t), and t fills the cache::
+
+            sum_i L_i (1 - exp(-a_i t / L_i)) + s t = C
+
+        (L_i lines of structure i, a_i its accesses, s the streamed lines,
+        C the cache's lines; t in units of the period). A structure that is
+        not accessed occupies nothing; if everything fits, every access
+        hits."""
+        line = self.cache_line_bytes
+        capacity = self.cache_size_bytes / line
+        names = [k for k in residents if residents[k] > 0]
+        lines = {k: max(residents[k] / line, 1.0) for k in names}
+        touched = {k: np.asarray(accesses.get(k, 0.0), dtype=np.float64) for k in names}
+        stream = np.asarray(streamed_bytes, dtype=np.float64) / line
+        shape = np.broadcast_shapes(stream.shape, *(a.shape for a in touched.values()))
+
+        def occupancy(t):
+            total = stream * t
+            for k in names:
+                total = total + lines[k] * -np.expm1(-touched[k] * t / lines[k])
+            return total
+
+        # The largest occupancy is reached as t grows: the touched
+        # structures whole, plus an unbounded stream.
+        whole = sum((lines[k] * (touched[k] > 0) for k in names), np.zeros(shape))
+        fits = (stream <= 0) & (whole <= capacity)
+        # bisection on log t, over every node at once (deterministic: a
+        # fixed number of halvings of a fixed bracket)
+        low, high = np.full(shape, -60.0), np.full(shape, 60.0)
+        for _ in range(80):
+            mid = (low + high) / 2
+            over = occupancy(np.exp(mid)) > capacity
+            high = np.where(over, mid, high)
+            low = np.where(over, low, mid)
+        t = np.where(fits, np.inf, np.exp((low + high) / 2))
+        rates = {}
+        for k in residents:
+            if k not in lines:
+                rates[k] = np.ones(shape)
+                continue
+            with np.errstate(invalid="ignore"):
+                hit = -np.expm1(-touched[k] * t / lines[k])
+            rates[k] = np.where(fits | (touched[k] <= 0), 1.0, hit)
+        return {k: (float(v) if v.ndim == 0 else v) for k, v in rates.items()}
 
 
 @dataclass(frozen=True)

@@ -137,8 +137,10 @@ SCHEMA = Section(
                 "memory_hierarchy": Section(
                     optional=True,
                     doc="Latency of random memory accesses, for algorithms that model threads "
-                    "hiding latency (the cp1d-*/cp2d algorithms). An access to a structure of S "
-                    "bytes hits the cache with probability min(1, cache_size / S).",
+                    "hiding latency (the cp1d-*/cp2d algorithms). The structures a phase touches "
+                    "at random and the data it streams share the cache; each structure's hit rate "
+                    "follows from how often it is touched (Che's approximation of LRU; alone, a "
+                    "structure of S bytes hits with probability min(1, cache_size / S)).",
                     fields={
                         "cache_size": Param("size", "Last-level cache shared by the node's cores."),
                         "cache_latency": Param("cycles", "Load-to-use latency of a last-level cache hit."),

@@ -103,9 +103,10 @@ class _Run(Cp1dRun):
         super().__init__(algorithm, sim, graph, root, recorder)
         self._plan = None
         self._comm = 0.0
+        self._costs = None
 
     def _seconds(self, ops: dict) -> np.ndarray:
-        cycles = cp1d.thread_cycles(self.machine, self.layout, ops, self.options.compression)
+        cycles = cp1d.thread_cycles(ops, self._costs)
         return (cycles / self.machine.node.clock_hz).max(axis=1)
 
     def _plan_level(self):
@@ -115,12 +116,14 @@ class _Run(Cp1dRun):
             work = cp1d.top_down(layout, self.frontier, self.visited, opts)
         else:
             work = cp1d.bottom_up(layout, self.frontier, self.visited, opts)(NeverVisible(self.N))
+        # the level's whole mix sets the L2's hit rates (pricing.py)
+        self._costs = cp1d.level_costs(self.machine, layout, work.ops, opts.compression)
         rounds, final_ops = mpi_rounds(layout, work)
         phases = []
         traffic_total = []
         for before, ops, streams in rounds:
             scan = _subset(ops, SCAN_OPS)
-            # thread_cycles drops "compress" when compression is off
+            # the costs charge nothing for "compress" when compression is off
             packing = {"pack": ops["pack"], "compress": ops["pack"]}
             count_pass = (self._seconds(before) if before else 0.0) + self._seconds({**scan, "pack": ops["pack"]})
             write_pass = self._seconds({**scan, **packing})

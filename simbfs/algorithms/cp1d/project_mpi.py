@@ -41,6 +41,7 @@ from ...bfs.direction import TOP_DOWN
 from ...engine.costs import exchange_cost, link_seconds, port_seconds, route_latency
 from ...engine.messaging import MPIMessages
 from ...projection import busiest_link_seconds, busiest_node_overhead_s, longest_route_hops
+from .pricing import op_cycles
 from .project_spi import LevelPricer, project_with
 from ...records import LevelRecord
 
@@ -76,15 +77,18 @@ class MpiLevelPricer(LevelPricer):
             work = cp1d.bottom_up(layout, frontier, visited, target.options)(NeverVisible(layout.N))
         kappa, per_node, threads, nodes = self.cell_scaling(seed)
         item_growth = self.item_growth(edge_growth)
+        # each virtual node's costs under the level's whole mix (as executed)
+        costs = op_cycles(target.machine, T, self.residents, self.node_counts(work, item_growth),
+                          target.options.compression)
         index = 0.0
         if target.options.representation == "coarse-index":
-            index = math.ceil(self.local_t / layout.index_stride) * self.costs["index_word"]
+            index = math.ceil(self.local_t / layout.index_stride) * float(np.max(costs["index_word"]))
 
         def seconds(ops: dict) -> tuple[float, float]:
             """(busiest, typical node's busiest) thread of one pass."""
             if not ops:
                 return 0.0, 0.0
-            cells = sum(counts * self.costs[name] * item_growth[name]
+            cells = sum(counts * costs[name][:, None] * item_growth[name]
                         for name, counts in ops.items() if name != "index_word")
             _, busiest, typical = threads.mean_and_busiest(cells, T)
             scanning = index if "index_word" in ops else 0.0

@@ -70,6 +70,7 @@ import numpy as np
 
 from . import work as cp1d
 from .work import CP1DOptions, Layout, LevelWork
+from .pricing import cp1d_residents, memory_seconds, op_cycles
 from .spi import NeverVisible, bottleneck, calc_direction
 from ...bfs.direction import BOTTOM_UP, TOP_DOWN
 from ...engine.costs import allreduce_time, port_seconds, route_latency
@@ -420,8 +421,9 @@ class LevelPricer:
         self.layout = layout
         self.V = layout.N
         self.local_t = target.vertices / target.nodes  # vertices per target node
-        self.costs = cp1d.op_cycles(target.machine, target.threads, math.ceil(self.local_t), target.heavy,
-                                    target.options.compression)
+        # the target node's randomly accessed structures (pricing.py)
+        self.residents = cp1d_residents(target.machine, math.ceil(self.local_t), target.heavy, target.nodes,
+                                        target.threads)
         self.growth = growth
         # Items are reached vertices: fewer at the target (growth.vertices),
         # each with more edges (growth.reached_mean). Their standard
@@ -458,6 +460,12 @@ class LevelPricer:
         return kappa, per_node, Spread(kappa, self.widening, hub_growth, N * T), Spread(kappa, self.widening,
                                                                                       hub_growth, N)
 
+    @staticmethod
+    def node_counts(work: LevelWork, item_growth: dict) -> dict:
+        """Each virtual node's operations, grown to the target's per item
+        (index words apart: the projection charges them in closed form)."""
+        return {k: work.ops[k].sum(axis=1) * item_growth[k] for k in cp1d.OP_NAMES if k != "index_word"}
+
     def item_growth(self, edge_growth: float) -> dict:
         """How each operation's count per item grows to the target."""
         growth = {name: (edge_growth if name in EDGE_OPS else 1.0) for name in cp1d.OP_NAMES}
@@ -492,15 +500,18 @@ class LevelPricer:
             talking = N * (N - 1) * -math.expm1(-messages.edges / pair)  # pairs that talk: the longest route
             latency = route_latency(longest_route_hops(target.topology, talking), net)
 
-        # threads: sweep, receive and per-packet overheads
+        # threads: sweep, receive and per-packet overheads, at each virtual
+        # node's costs under its own mix of operations (as executed)
         clock = machine.node.clock_hz
+        counts = self.node_counts(work, item_growth)
+        costs = op_cycles(machine, T, self.residents, counts, target.options.compression)
         index = 0.0
         if target.options.representation == "coarse-index":
             # every thread tests every index word of its node, whatever the frontier
-            index = math.ceil(self.local_t / layout.index_stride) * self.costs["index_word"]
+            index = math.ceil(self.local_t / layout.index_stride) * float(np.max(costs["index_word"]))
 
         def cycles(names):
-            return sum(work.ops[k] * self.costs[k] * item_growth[k] for k in names if k != "index_word")
+            return sum(work.ops[k] * costs[k][:, None] * item_growth[k] for k in names if k != "index_word")
 
         scan_names = [k for k in cp1d.OP_NAMES if k not in cp1d.RECEIVE_OPS]
         # per thread: (mean, busiest anywhere, busiest of a typical node)
@@ -510,8 +521,7 @@ class LevelPricer:
         _, busiest, typical = threads.mean_and_busiest(cells, T)
         cpu = (index + busiest) / clock
 
-        memory_ops = {k: work.ops[k] * (0.0 if k == "index_word" else item_growth[k]) for k in cp1d.OP_NAMES}
-        memory_cells = cp1d.memory_seconds(machine, layout, memory_ops, local_vertices=self.local_t)
+        memory_cells = memory_seconds(machine, self.residents, counts)
         memory_mean, memory, _ = nodes.mean_and_busiest(memory_cells)
 
         busy = float(cp1d.spi_level_busy_s(cpu, inject, eject, link, memory, latency, net, work.direction,

@@ -243,10 +243,9 @@ class _Run(Cp1dRun):
         traffic = cp1d.encode(layout, work.streams, self.cp, machine.network.packet_payload_bytes, opts.compression)
         loads = self.ctx.network.traffic_loads(traffic.payload, traffic.packets)
         clock = machine.node.clock_hz
-        scan_s = cp1d.thread_cycles(machine, layout, {k: v for k, v in work.ops.items() if k not in cp1d.RECEIVE_OPS},
-                                    opts.compression) / clock
-        receive_s = cp1d.thread_cycles(machine, layout, {k: work.ops[k] for k in cp1d.RECEIVE_OPS},
-                                       opts.compression) / clock
+        costs = cp1d.level_costs(machine, layout, work.ops, opts.compression)
+        scan_s = cp1d.thread_cycles({k: v for k, v in work.ops.items() if k not in cp1d.RECEIVE_OPS}, costs) / clock
+        receive_s = cp1d.thread_cycles({k: work.ops[k] for k in cp1d.RECEIVE_OPS}, costs) / clock
         overhead = DirectPackets(machine.messaging).overhead_s(loads.packets_out, loads.packets_in) / layout.T
         cpu = (scan_s + receive_s + overhead[:, None]).max(axis=1)
         memory = cp1d.memory_seconds(machine, layout, work.ops)

@@ -72,6 +72,8 @@ from ...errors import UserError
 from ...graph import Graph
 from ...machine.model import Machine
 from .machine_section import CP1DModel
+from .pricing import Residents, cp1d_residents, op_cycles
+from .pricing import memory_seconds as pricing_memory_seconds
 
 REPRESENTATIONS = ("coarse-index", "skip-list", "edge-list")
 HEAVY_SHARE_LIMIT = 1024  # at most one heavy vertex per this many vertices
@@ -603,72 +605,36 @@ def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, c
 
 
 # ------------------------------------------------------------- compute
-# Random memory accesses each operation makes, and into which structure:
-# (bitmaps of the local vertices | the parent array).
-RANDOM_ACCESSES = {
-    "index_word": (0, 0), "vertex_header": (0, 0), "edge_entry": (0, 0), "pack": (0, 0), "compress": (0, 0),
-    "unpack": (1, 0), "bitmap_test": (1, 0), "claim": (1, 1),
-}
+# A level's per-node prices: pricing.py's functions with the layout's sizes
+# and each node's counts.
 
 
-def op_cycles(machine: Machine, threads: int, local_vertices: float, heavy_count: int,
-              compression: bool) -> dict:
-    """Cycles one operation of each kind costs a thread of this code, whose
-    bitmaps (In, Out, Vis and their heavy copies) and parents cover the
-    node's ``local_vertices`` (the largest node's)."""
-    return op_cycles_at(machine, threads, 3 * local_vertices / 8 + 3 * heavy_count / 8, 8 * local_vertices,
-                        compression)
+def layout_residents(machine: Machine, layout: Layout) -> Residents:
+    """The largest node's randomly accessed structures."""
+    return cp1d_residents(machine, float(layout.local_vertices.max()), layout.heavy_count, layout.N, layout.T)
 
 
-def op_cycles_at(machine: Machine, threads: int, bitmap_bytes: float, parent_bytes: float,
-                 compression: bool) -> dict:
-    """Cycles one operation of each kind costs a thread, with random accesses
-    into bitmaps and parents of the given sizes. An operation takes its
-    issue cycles plus the latency of its random accesses; a core shared by
-    k threads issues for one at a time, so it costs max(issue + latency,
-    k x issue): more threads hide more latency until the core's issue
-    slots are full (Fig. 11)."""
-    cp = machine.section("cp1d")
-    memory = machine.node.memory_hierarchy
-    bitmap_latency = memory.access_cycles(bitmap_bytes)
-    parent_latency = memory.access_cycles(parent_bytes)
-    cores = int(machine.node.cores)
-    sharing = min(-(-threads // cores), int(machine.node.threads_per_core))
-    costs = {}
-    for name in OP_NAMES:
-        issue = getattr(cp.cycles, f"{name}_cycles")
-        bitmaps, parents = RANDOM_ACCESSES[name]
-        latency = bitmaps * bitmap_latency + parents * parent_latency
-        costs[name] = 0.0 if name == "compress" and not compression else max(issue + latency, sharing * issue)
-    return costs
+def node_counts(ops: dict) -> dict:
+    """Each node's operation counts: the sum over its threads."""
+    return {name: counts.sum(axis=1) for name, counts in ops.items()}
 
 
-def thread_cycles(machine: Machine, layout: Layout, ops: dict, compression: bool) -> np.ndarray:
-    """(N, T) cycles each thread is busy (costs per operation: op_cycles)."""
-    costs = op_cycles(machine, layout.T, float(layout.local_vertices.max()), layout.heavy_count, compression)
-    total = np.zeros((layout.N, layout.T))
+def level_costs(machine: Machine, layout: Layout, ops: dict, compression: bool) -> dict:
+    """Per node, the cycles one of its threads spends per operation in a
+    level whose work is ``ops`` (the level's whole mix sets the L2's hit
+    rates, whichever part of it is then charged)."""
+    return op_cycles(machine, layout.T, layout_residents(machine, layout), node_counts(ops), compression)
+
+
+def thread_cycles(ops: dict, costs: dict) -> np.ndarray:
+    """(N, T) cycles each thread is busy with ``ops`` at per-node ``costs``."""
+    total = None
     for name, counts in ops.items():
-        total += counts * costs[name]
+        part = counts * np.asarray(costs[name])[..., None]
+        total = part if total is None else total + part
     return total
 
 
-def memory_seconds(machine: Machine, layout: Layout, ops: dict, local_vertices: float | None = None) -> np.ndarray:
-    """Per node, the time main memory needs for the level's traffic.
-    ``local_vertices`` (default: the layout's largest node) sets the
-    bitmaps' and parents' sizes, hence the miss rates."""
-    local = float(layout.local_vertices.max()) if local_vertices is None else float(local_vertices)
-    return memory_seconds_at(machine, {name: counts.sum(axis=1) for name, counts in ops.items()},
-                             3 * local / 8, 8 * local)
-
-
-def memory_seconds_at(machine: Machine, ops: dict, bitmap_bytes: float, parent_bytes: float):
-    """The time main memory needs for ``ops`` (per-node operation counts):
-    adjacency streamed at its entry size, and every random access that
-    misses the cache one line, for bitmaps and parents of the given sizes."""
-    memory = machine.node.memory_hierarchy
-    miss_bitmap = memory.miss_rate(bitmap_bytes)
-    miss_parent = memory.miss_rate(parent_bytes)
-    lines = sum(counts * (RANDOM_ACCESSES[name][0] * miss_bitmap + RANDOM_ACCESSES[name][1] * miss_parent)
-                for name, counts in ops.items())
-    stream = ops.get("edge_entry", 0.0) * machine.section("cp1d").adjacency_entry_bytes
-    return (stream + lines * memory.cache_line_bytes) / machine.node.memory_bandwidth_Bps
+def memory_seconds(machine: Machine, layout: Layout, ops: dict) -> np.ndarray:
+    """Per node, the time main memory needs for the level's traffic."""
+    return pricing_memory_seconds(machine, layout_residents(machine, layout), node_counts(ops))

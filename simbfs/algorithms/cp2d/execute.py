@@ -32,8 +32,9 @@ Bitmaps (what thrashes the L2)
     Node (r, c) holds In, the frontier of its column's range (n/C bits),
     and Out and Vis over its row's set (n/R bits each): a working set of
     ``(n/C + 2 n/R) / 8`` bytes, which grows as |V|/sqrt(N) under weak
-    scaling. Every random bitmap access costs
-    ``memory_hierarchy.access_cycles(working set)``.
+    scaling. A random bitmap access hits the L2 as often as the bitmaps
+    keep their share of it against the parents, the open packets and the
+    streamed adjacency (cp1d/pricing.py).
 
 One level (top-down only, bulk-synchronous)
     1. Expand: every node sends its own frontier to the other R - 1 nodes
@@ -66,10 +67,11 @@ Compute (cp1d's operation costs and thread model)
     ``cp1d.threads`` share its cores; an operation with ``L`` cycles of
     random-access latency costs ``max(issue + L, k x issue)`` cycles of one
     thread, k threads sharing a core: the formula of
-    :func:`simbfs.algorithms.cp1d.op_cycles_at`, with this code's own
-    working sets. The work is spread evenly over the threads, and a phase
-    lasts at least as long as main memory needs for its adjacency stream
-    and its cache misses (:func:`simbfs.algorithms.cp1d.memory_seconds_at`).
+    :func:`simbfs.algorithms.cp1d.pricing.op_cycles`, with this code's own
+    structures sharing the L2 under each phase's mix. The work is spread
+    evenly over the threads, and a phase lasts at least as long as main
+    memory needs for its streams and its cache misses
+    (:func:`simbfs.algorithms.cp1d.pricing.memory_seconds`).
 
 The level's work is computed for all nodes in one vectorised pass over the
 real graph; the resulting parent array is validated by the runner.
@@ -89,6 +91,7 @@ from ...machine.model import Machine
 from ..base import Algorithm
 from ...records import LevelRecord, RootRun
 from ..cp1d import work as cp1d
+from ..cp1d.pricing import PARENT_BYTES, Residents, memory_seconds, op_cycles, open_packet_bytes
 from ..bsp1d.execute import gather_adjacency
 
 # Bytes of one frontier vertex in an expand list: a 32-bit id local to its
@@ -124,22 +127,26 @@ def bitmap_working_set_bytes(num_vertices: int, rows: int, cols: int) -> float:
     return (num_vertices / cols + 2 * num_vertices / rows) / 8
 
 
-def op_cycles(machine: Machine, bitmap_bytes: float, parent_bytes: float) -> dict:
-    """Cycles one thread spends per operation, with random accesses into
-    bitmaps and parents of the given sizes (no compression in this code)."""
+def residents(machine: Machine, num_vertices: int, rows: int, cols: int, local_vertices: float) -> Residents:
+    """A node's randomly accessed structures: its bitmaps, its parents, and
+    the open packets of the fold to the other nodes of its grid row."""
     cp = cp1d.require_cp1d(machine)
-    return cp1d.op_cycles_at(machine, cp.threads, bitmap_bytes, parent_bytes, compression=False)
+    return Residents(bitmaps=bitmap_working_set_bytes(num_vertices, rows, cols),
+                     parents=PARENT_BYTES * local_vertices,
+                     buffers=open_packet_bytes(machine, cols - 1, cp.threads, channels=1) if cols > 1 else 0.0)
 
 
-def phase_seconds(machine: Machine, costs: dict, threads: int, ops: dict, bitmap_bytes: float, parent_bytes: float):
+def phase_seconds(machine: Machine, residents: Residents, threads: int, ops: dict):
     """A node's time in one phase of a level: its operations (``ops``, name
-    -> count, scalars or per-node arrays) at ``costs`` cycles each, spread
-    over its threads, or its memory traffic at the memory bandwidth if that
-    takes longer (cp1d.memory_seconds_at, for bitmaps and parents of the
-    given sizes)."""
+    -> count, scalars or per-node arrays) at the cycles cp1d's pricing gives
+    under this phase's mix, spread over its threads, or its memory traffic
+    at the memory bandwidth if that takes longer (no compression in this
+    code)."""
+    cp = cp1d.require_cp1d(machine)
+    costs = op_cycles(machine, cp.threads, residents, ops, compression=False)
     cycles = sum(counts * costs[name] for name, counts in ops.items())
     cpu = cycles / threads / machine.node.clock_hz
-    return np.maximum(cpu, cp1d.memory_seconds_at(machine, ops, bitmap_bytes, parent_bytes))
+    return np.maximum(cpu, memory_seconds(machine, residents, ops))
 
 
 def scan_operations(unpacked_ids, index_words, frontier_headers, entries, packed) -> dict:
@@ -236,8 +243,7 @@ class _Run:
         # Vis of every node over its row's set, as bits of key v * C + c
         # (node (row(v), c)): set for the vertices it sent or claimed.
         self.vis = np.zeros(-(-(self.n * self.C) // 8), dtype=np.uint8)
-        self.costs = op_cycles(self.machine, bitmap_working_set_bytes(self.n, self.R, self.C),
-                               8.0 * float(self.local_vertices.max()))
+        self.residents = residents(self.machine, self.n, self.R, self.C, float(self.local_vertices.max()))
         node = self.machine.node
         self.threads = min(self.cp.threads, int(node.cores * node.threads_per_core))
         self.records: list[LevelRecord] = []
@@ -254,8 +260,7 @@ class _Run:
     # ------------------------------------------------------------ compute
     def phase_seconds(self, ops: dict) -> np.ndarray:
         """Per node: :func:`phase_seconds` of the node's operation counts."""
-        return phase_seconds(self.machine, self.costs, self.threads, ops,
-                             bitmap_working_set_bytes(self.n, self.R, self.C), 8.0 * float(self.local_vertices.max()))
+        return phase_seconds(self.machine, self.residents, self.threads, ops)
 
     def _bits(self, keys: np.ndarray) -> np.ndarray:
         return ((self.vis[keys >> 3] >> (keys & 7).astype(np.uint8)) & 1) == 1

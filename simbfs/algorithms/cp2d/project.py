@@ -60,8 +60,8 @@ import numpy as np
 
 from ..cp1d import work as cp1d
 from ..bsp1d.execute import gather_adjacency
-from .execute import (FRONTIER_ID_BYTES, WORD_BYTES, bitmap_working_set_bytes, grid_shape, op_cycles,
-                              phase_seconds, scan_operations)
+from .execute import FRONTIER_ID_BYTES, WORD_BYTES, grid_shape, phase_seconds, residents, scan_operations
+from ..cp1d.pricing import Residents
 from ...bfs import bfs_reference
 from ...bfs.direction import TOP_DOWN
 from ...engine.costs import (NO_EXCHANGE, ExchangeCost, allreduce_time, exchange_cost, link_seconds, port_seconds,
@@ -201,9 +201,7 @@ class Target:
     cols: int
     vertices: int
     threads: int
-    costs: dict
-    bitmap_bytes: float
-    parent_bytes: float
+    residents: Residents
     patterns: GridPatterns
     closing_s: float  # the level's closing allreduce
     pairs_per_packet: int  # uncompressed (vertex, parent) pairs
@@ -214,20 +212,16 @@ class Target:
         rows, cols = grid_shape(nodes)
         cp = cp1d.require_cp1d(machine)
         node = machine.node
-        bitmap_bytes = bitmap_working_set_bytes(vertices, rows, cols)
-        parent_bytes = 8.0 * math.ceil(vertices / nodes)
         return cls(machine, topology, nodes, rows, cols, vertices,
                    threads=min(cp.threads, int(node.cores * node.threads_per_core)),
-                   costs=op_cycles(machine, bitmap_bytes, parent_bytes),
-                   bitmap_bytes=bitmap_bytes, parent_bytes=parent_bytes,
+                   residents=residents(machine, vertices, rows, cols, math.ceil(vertices / nodes)),
                    patterns=GridPatterns.of(topology, rows),
                    closing_s=allreduce_time(machine.collectives, nodes, 8),
                    pairs_per_packet=math.floor(machine.network.packet_payload_bytes / cp.uncompressed_entry_bytes))
 
     def phase_seconds(self, ops: dict) -> float:
         """One node's phase: cp2d.phase_seconds, as executed."""
-        return float(phase_seconds(self.machine, self.costs, self.threads, ops, self.bitmap_bytes,
-                                   self.parent_bytes))
+        return float(phase_seconds(self.machine, self.residents, self.threads, ops))
 
 
 def exchange(target: Target, pattern: Pattern, cell_payload: float, cell_packets: float,
