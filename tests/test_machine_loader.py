@@ -66,8 +66,10 @@ def test_bundled_machine_sources_every_number(name):
         section = raw
         for key in parents:
             section = section.get(key) or {}
-        if leaf not in section:  # only members of optional sections (dma, cp1d, ...) may be absent
-            declared, optional = schema, False
+        if leaf not in section:
+            # only optional keys (another topology's parameters) and members
+            # of optional sections (dma, cp1d, ...) may be absent
+            declared, optional = schema, spec.optional
             for key in parents:
                 declared = declared.fields[key]
                 optional = optional or declared.optional

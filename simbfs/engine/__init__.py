@@ -7,10 +7,10 @@ from .messaging import DirectPackets, MessagingLayer, MPIMessages
 from .network import Network
 from .recorder import NULL_RECORDER, NullRecorder, Span, TimelineRecorder
 from .simulation import SimContext, Simulation, run_node_programs
-from .topology import TOPOLOGIES, Crossbar, Topology, Torus, make_topology
+from .topology import TOPOLOGIES, Crossbar, FatTree, Topology, Torus, make_topology
 
 __all__ = [
-    "CollectiveResult", "Collectives", "Crossbar", "DEVICES", "DirectPackets", "DMAEngine", "ExchangeCost",
+    "CollectiveResult", "Collectives", "Crossbar", "DEVICES", "FatTree", "DirectPackets", "DMAEngine", "ExchangeCost",
     "MessagingLayer", "MPIMessages", "Network",
     "NULL_RECORDER", "NullRecorder", "Span", "TimelineRecorder",
     "SharedMemoryPort", "SimContext", "Simulation",

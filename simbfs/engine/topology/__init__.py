@@ -10,10 +10,12 @@ from __future__ import annotations
 from ...machine.model import NetworkModel
 from .base import Topology
 from .crossbar import Crossbar
+from .fat_tree import FatTree
 from .torus import Torus
 
 TOPOLOGIES: dict[str, type[Topology]] = {
     "crossbar": Crossbar,
+    "fat_tree": FatTree,
     "torus": Torus,
 }
 
@@ -22,4 +24,4 @@ def make_topology(network: NetworkModel, nodes: int) -> Topology:
     return TOPOLOGIES[network.topology](nodes, network)
 
 
-__all__ = ["TOPOLOGIES", "Crossbar", "Topology", "Torus", "make_topology"]
+__all__ = ["TOPOLOGIES", "Crossbar", "FatTree", "Topology", "Torus", "make_topology"]
