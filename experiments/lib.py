@@ -64,6 +64,11 @@ def simulate(config: RunConfig | None = None, **fields) -> dict:
         fields.setdefault("cache_dir", os.environ.get("SIMBFS_CACHE"))
         config = RunConfig(**fields)
     doc = run(config)
+    if doc.get("calibrated_on"):
+        if doc["calibrated_on"] not in _calibrated:
+            print(f"CALIBRATED: {doc['machine']} is calibrated on {doc['calibrated_on']}; "
+                  f"its numbers are calibrated, not predicted")
+        _calibrated.add(doc["calibrated_on"])
     if doc["mode"] == "executed" and doc["validated"] and not doc["all_valid"]:
         raise AssertionError(f"{doc['algorithm']} on {doc['machine']} produced an invalid BFS tree")
     return doc
@@ -93,7 +98,15 @@ def compare_claim(claim_id: str, simbfs: float, unit: str = "", label: str | Non
     return compare(label or claim_id, simbfs, c["value"], c.get("tolerance"), unit, quiet)
 
 
+# What the runs of this process were calibrated on (machine files written by
+# `simbfs calibrate`): every CSV row then says so.
+_calibrated: set[str] = set()
+
+
 def write_csv(path: Path, rows: list[dict]) -> None:
+    if _calibrated:
+        label = "; ".join(sorted(_calibrated))
+        rows = [{"calibrated_on": label, **row} for row in rows]
     fields: list[str] = []
     for row in rows:  # every key of every row, in first-seen order
         fields.extend(key for key in row if key not in fields)

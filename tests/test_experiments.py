@@ -61,3 +61,21 @@ def test_a_cell_script_runs_as_a_file_and_writes_to_results_cell_be_by_default()
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "--quick" in done.stdout and str(Path("results") / "cell_be") in done.stdout.replace("\n", "")
+
+
+def test_a_bluegene_q_script_on_a_calibrated_machine_says_so_in_its_output_and_csv(tmp_path):
+    """--machine runs a BlueGene/Q script on another machine file; on the
+    shipped calibrated one, the printout and every CSV row say
+    'calibrated' (the principle: label what is calibrated, in every
+    output), and the next script's parser is back on bluegene_q."""
+    env = dict(os.environ, SIMBFS_CACHE=str(tmp_path))
+    done = subprocess.run([sys.executable, str(EXPERIMENTS / "bluegene_q" / "fig8.py"), "--quick", "--machine",
+                           "bluegene_q_calibrated", "--out", str(tmp_path)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "CALIBRATED: bluegene_q_calibrated is calibrated on bluegene_q, 4096 nodes" in done.stdout
+    rows = next(tmp_path.glob("*.csv")).read_text().splitlines()
+    assert rows[0].startswith("calibrated_on,") and all("measured 1400 GTEPS" in row for row in rows[1:])
+    from experiments.bluegene_q import bgq
+
+    bgq.parser("doc").parse_args([])
+    assert bgq.machine() == "bluegene_q"

@@ -9,6 +9,7 @@ labelled as such wherever they appear."""
 
 from __future__ import annotations
 
+import argparse
 from collections import defaultdict
 
 from experiments import lib
@@ -16,15 +17,36 @@ from experiments import lib
 MACHINE = "bluegene_q"
 RESULTS = lib.results_dir(MACHINE)
 SEED = 1
+# The machine file the scripts run on: bluegene_q unless --machine names
+# another (bluegene_q_calibrated, or a user's what-if file). Set afresh by
+# every parser(), so one script's choice does not leak into the next.
+_machine = {"name": MACHINE}
+
+
+class _UseMachine(argparse.Action):
+    def __call__(self, parser, namespace, value, option_string=None):
+        _machine["name"] = value
+        setattr(namespace, self.dest, value)
 
 
 def parser(doc: str, quick_help: str = "tiny sizes (seconds), for the tests"):
-    return lib.parser(doc, MACHINE, quick_help)
+    _machine["name"] = MACHINE
+    result = lib.parser(doc, MACHINE, quick_help)
+    result.add_argument("--machine", default=MACHINE, action=_UseMachine,
+                        help=f"machine file to run on (default {MACHINE}; e.g. bluegene_q_calibrated, whose "
+                             f"predictions are calibrated on bgq.1d.4096: give it its own --out)")
+    return result
+
+
+def machine() -> str:
+    """The machine file this script runs on (see parser)."""
+    return _machine["name"]
 
 
 def simulate(algorithm: str, nodes: int, scale: int, roots: int, overrides=(), **fields) -> dict:
-    """One executed `simbfs run` on bluegene_q; the result document."""
-    return lib.simulate(machine=MACHINE, nodes=nodes, scale=scale, roots=roots, seed=SEED, algorithm=algorithm,
+    """One executed `simbfs run` on the script's machine (bluegene_q unless
+    --machine says otherwise); the result document."""
+    return lib.simulate(machine=machine(), nodes=nodes, scale=scale, roots=roots, seed=SEED, algorithm=algorithm,
                         overrides=list(overrides), **fields)
 
 

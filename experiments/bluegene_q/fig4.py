@@ -42,7 +42,7 @@ from experiments.bluegene_q import bgq as B  # noqa: E402
 from simbfs.engine import Network, make_topology  # noqa: E402
 from simbfs.machine import load_machine  # noqa: E402
 
-MACHINE = B.MACHINE
+
 PAIR_BYTES = 64 * 1024  # payload every ordered pair exchanges
 PACKET_SIZES = (32, 64, 96, 128, 192, 256, 384, 512)  # payload bytes per packet, multiples of the granule
 # Torus partitions of machines/bluegene_q.yaml, 2x2x2x2x2 up to 4x8x8x8x2.
@@ -122,7 +122,7 @@ def plot(rows: list[dict], path: Path, link_Bps: float) -> None:
 def main(argv=None) -> list[dict]:
     args = B.parser(__doc__, "two small partitions (seconds), for the tests").parse_args(argv)
     out = lib.out_dir(args)
-    machine = load_machine(MACHINE)
+    machine = load_machine(B.machine())
     partitions = QUICK_PARTITIONS if args.quick else PARTITIONS
     sizes = QUICK_PACKET_SIZES if args.quick else PACKET_SIZES
     start = time.perf_counter()
@@ -135,7 +135,7 @@ def main(argv=None) -> list[dict]:
     plot(rows, out / "fig4_bandwidth.png", machine.network.link_bandwidth_Bps)
 
     print(f"Fig. 4: per-node bandwidth (GB/s) of a uniform all-to-all, {PAIR_BYTES // 1024} KiB per pair, "
-          f"on {MACHINE} (predicted)")
+          f"on {B.machine()} (predicted)")
     print(f"{'nodes':>6} {'shape':>11} " + "".join(f"{p:>7}B" for p in sizes))
     for nodes in partitions:
         mine = [row for row in rows if row["nodes"] == nodes]

@@ -62,7 +62,7 @@ def main(argv=None):
         ratio = spi["harmonic_mean_gteps"] / mpi["harmonic_mean_gteps"]
         lib.compare_claim("bgq.spi_over_mpi", ratio, "x", label=f"{spi['nodes']} nodes, scale {spi['scale']}")
     projected = _projected(QUICK_PROJECTED if args.quick else PROJECTED, out)
-    machine = load_machine("bluegene_q")
+    machine = load_machine(B.machine())
     spi, mpi = largest_scale_per_node(spi_memory_bytes, machine), largest_scale_per_node(mpi_memory_bytes, machine)
     print(f"  bgq.mpi_max_scale_per_node: SPI {spi}, MPI {mpi} (paper: 24 and 23) -> "
           f"{'exact' if (spi, mpi) == (24, 23) else 'MISS'}")

@@ -58,7 +58,7 @@ def main(argv=None):
     nodes, scale, roots, profile = args.nodes, args.scale, args.roots, args.profile_scale
     if args.quick:
         nodes, scale, roots, profile = QUICK["nodes"], QUICK["scale"], QUICK["roots"], QUICK["profile_scale"]
-    machine = load_machine(B.MACHINE)
+    machine = load_machine(B.machine())
     keys = uncertain_keys(machine)[:QUICK["keys"]] if args.quick else uncertain_keys(machine)
 
     def teps(overrides=()) -> float:
