@@ -79,7 +79,7 @@ def test_bundled_machine_sources_every_number(name):
         checked += 1
     required = [p for p, spec in S.walk()
                 if isinstance(spec, S.Param) and not spec.optional
-                and not p.startswith(("dma.", "spe.", "cp1d.", "node.memory_hierarchy."))]
+                and not p.startswith(("dma.", "cpe_cluster.", "spe.", "cp1d.", "lin1d.", "node.memory_hierarchy."))]
     assert checked >= len(required)
     for count in machine.network.topology_params.get("partitions", {}):
         assert machine.sources[f"network.partitions.{count}"].strip()

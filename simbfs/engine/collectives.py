@@ -115,16 +115,19 @@ class Collectives:
         return self._join("allreduce", rank, value, finish, on_complete, after, work, level)
 
     def allgather(self, rank: int, nbytes: float, gather: Callable[[], Any] | None = None,
+                  on_complete: Callable[[CollectiveResult], None] | None = None,
                   after: float = 0.0, work: str | None = None, level: int | None = None) -> simpy.Event:
         """Every rank contributes ``nbytes``; ``gather()`` (called once, when
-        the last rank arrives) builds the replicated result from the shared
-        state."""
+        the last rank calls) builds the replicated result from the shared
+        state; ``on_complete(result)``, if given, runs once when the
+        operation completes, as for :meth:`allreduce`."""
 
         def finish(contributions):
             total = float(sum(contributions))
             return (gather() if gather else None), self.allgather_cost(total), None
 
-        return self._join("allgather", rank, float(nbytes), finish, after=after, work=work, level=level)
+        return self._join("allgather", rank, float(nbytes), finish, on_complete, after=after, work=work,
+                          level=level)
 
     def alltoallv(self, rank: int, deliver: Callable[[], tuple[np.ndarray, np.ndarray | None, Any]],
                   after: float = 0.0, messaging: MessagingLayer | None = None, work: str | None = None,

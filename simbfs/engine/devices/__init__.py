@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from ...machine.sections import register_section
 from .base import Device
+from .cpe_cluster import CPECluster, CPEClusterModel, CPEClusters
 from .dma import DMA, DMAEngine, DMAModel, SharedMemoryPort
 
-DEVICES: dict[str, type[Device]] = {DMA.SECTION.name: DMA}
+DEVICES: dict[str, type[Device]] = {DMA.SECTION.name: DMA, CPECluster.SECTION.name: CPECluster}
 for _device in DEVICES.values():
     register_section(_device.SECTION)
 
@@ -23,4 +24,4 @@ def attach_devices(env, machine, nodes: int, recorder) -> dict[str, list]:
             for name, device in DEVICES.items() if machine.section(name) is not None}
 
 
-__all__ = ["DEVICES", "DMA", "DMAEngine", "DMAModel", "Device", "SharedMemoryPort", "attach_devices"]
+__all__ = ["CPECluster", "CPEClusterModel", "CPEClusters", "DEVICES", "DMA", "DMAEngine", "DMAModel", "Device", "SharedMemoryPort", "attach_devices"]

@@ -1,0 +1,254 @@
+"""Lin et al.'s asynchronous 1D BFS on Sunway TaihuLight, executed: the
+paper's own algorithm (seed 003, Algorithms 1-2, sections 4-5).
+
+Timing of one level on node i (docs/background/lin1d.md)
+    The modules run as a pipeline (4.2): generators, relays and handlers
+    overlap with each other and with the network, so a node's level lasts
+    as long as its busiest unit, plus the pipeline's fill and drain:
+
+        busy_i = max(clusters_i, M0_i, M1_i, M2/M3_i, inject_i, eject_i,
+                     busiest link) + latency
+
+    ``clusters_i`` is the node's module work on its CPE clusters
+    (pricing.py: at most one cluster per module, the total spread over the
+    clusters), M0 and M1 the MPI overheads of the messages sent and
+    received (M1 also handles small inputs and notifies the clusters),
+    M2/M3 the module work when modules run on MPEs. The network carries
+    every phase's pairs (with relay, twice: to the relay and on to the
+    destination) on the fat tree. ``latency`` is the pipeline's fill and
+    drain: one message through every phase. The level ends with the
+    allgather of the hub bitmaps (a flag for a node without frontier hubs),
+    which also carries the counts the direction policy needs.
+
+Direction
+    The traversal policy is Beamer's (003, 2.1 cites it): simbfs.bfs.direction.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...bfs.direction import TOP_DOWN, choose_direction
+from ...engine import NULL_RECORDER, Simulation, run_node_programs
+from ...errors import UserError
+from ...graph import Graph
+from ...records import LevelRecord, RootRun
+from ..base import Algorithm
+from . import pricing
+from . import work as lin
+from .work import Layout, Lin1DOptions
+
+COUNT_WORDS = 2  # frontier edges and frontier vertices, for the direction policy
+PARENT_BYTES = 8
+BITMAPS = 3  # visited, current and next frontier, one bit per local vertex
+EDGE_TUPLE_BYTES = 16  # two 64-bit ids per generated edge while the graph is built
+OFFSET_BYTES = 8
+
+
+class Lin1D(Algorithm):
+    """Seed 003's pipelined, relay-batched direction-optimising 1D BFS."""
+
+    directed_graphs = False
+    takes_options = True
+    requires = ("lin1d", "cpe_cluster")
+    memory_uncertainty = 0.05
+
+    def __init__(self, name: str, options: Lin1DOptions = Lin1DOptions()):
+        self.name = name
+        self.options = options
+        self._layouts: dict = {}
+
+    @property
+    def summary(self) -> str:
+        o = self.options
+        return (f"Lin et al. pipelined 1D BFS on SW26010, modules on {'CPE clusters' if o.modules == 'cpe' else 'MPEs'}"
+                f", {'relay through N x M groups' if o.relay else 'direct messages'}"
+                + ("" if o.direction_optimising else ", top-down only"))
+
+    def with_options(self, name: str, settings: dict) -> "Lin1D":
+        return type(self)(name, lin.parse_options(self.options, settings))
+
+    def check(self, machine, num_vertices: int, nodes: int) -> None:
+        """Refuse what the machine cannot hold: the consumers' scratch pads
+        must buffer every destination of a reaction module (4.3)."""
+        if self.options.modules != "cpe":
+            return
+        cpe, section = machine.section("cpe_cluster"), machine.section("lin1d")
+        fits = cpe.consumer_destinations(section.buffers_per_destination)
+        destinations = self.destinations(machine, nodes)
+        if destinations > fits:
+            raise UserError(
+                f"lin1d with modules on CPE clusters and {'relay' if self.options.relay else 'direct messages'} "
+                f"sends each reaction module's output to {destinations:,} destinations, but the consumers' "
+                f"scratch pads (SPM) buffer at most {fits:,} ({cpe.layout.consumers} consumers x "
+                f"{cpe.spm_bytes / 1024:g} KiB / ({cpe.batch_bytes:g} B x {section.buffers_per_destination})); "
+                f"use lin1d:relay=on, or lin1d:modules=mpe, or at most {fits + 1:,} nodes")
+
+    def destinations(self, machine, nodes: int) -> int:
+        """Destinations one reaction module writes batches for: every node
+        directly; with relay, the groups (stage one) or a group's members
+        (the relay's stage two), whichever is more."""
+        if not self.options.relay:
+            return nodes
+        size = min(machine.section("lin1d").group_size, nodes)
+        return max(-(-nodes // size), size)
+
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None,
+                          graph_kind: str = "kronecker") -> float:
+        """Peak bytes per node: the CSR (entries and offsets) plus the larger
+        of the generated tuples while it is built and the visit's parents,
+        bitmaps, gathered hub bitmaps and MPI connections."""
+        section = machine.section("lin1d")
+        local = -(-num_vertices // nodes)
+        structure = num_directed_edges / nodes * section.adjacency_entry_bytes + local * OFFSET_BYTES
+        building = num_directed_edges / 2 / nodes * EDGE_TUPLE_BYTES
+        peers = nodes - 1 if not self.options.relay else min(
+            nodes - 1, self.destinations(machine, nodes) + section.group_size - 1)
+        visit = (local * (PARENT_BYTES + BITMAPS / 8) + nodes * section.hubs_bottom_up / 8
+                 + float(pricing.connection_bytes(machine, peers)))
+        return structure + max(building, visit)
+
+    def layout(self, graph: Graph, sim: Simulation) -> Layout:
+        section = sim.machine.section("lin1d")
+        key = (id(graph), sim.nodes, section.group_size, section.hubs_top_down, section.hubs_bottom_up)
+        if key not in self._layouts:
+            self._layouts.clear()
+            self._layouts[key] = Layout(graph, sim.nodes, section.group_size, section.hubs_top_down,
+                                        section.hubs_bottom_up)
+        return self._layouts[key]
+
+    def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
+        return _Run(self, sim, graph, root, recorder).execute()
+
+
+class _Run:
+    def __init__(self, algorithm: Lin1D, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
+        self.options = algorithm.options
+        self.sim = sim
+        self.machine = sim.machine
+        self.section = sim.machine.section("lin1d")
+        self.layout = algorithm.layout(graph, sim)
+        self.N = sim.nodes
+        self.n = graph.num_vertices
+        self.ctx = sim.context(recorder)
+        self.recorder = recorder
+        self.root = root
+        self.parent = np.full(self.n, -1, dtype=np.int64)
+        self.parent[root] = root
+        self.visited = np.zeros(self.n, dtype=bool)
+        self.visited[root] = True
+        self.frontier = np.array([root], dtype=np.int64)
+        self.previous_frontier = 0
+        self.unexplored_edges = int(self.layout.degree.sum()) - int(self.layout.degree[root])
+        self.direction = TOP_DOWN
+        self.records: list[LevelRecord] = []
+        self._level = 0
+        self._level_start = 0.0
+        self._done = False
+        self._pending = None
+
+    # ------------------------------------------------------------ one level
+    def _plan(self):
+        layout, opts = self.layout, self.options
+        step = lin.top_down if self.direction == TOP_DOWN else lin.bottom_up
+        work = step(layout, self.frontier, self.visited, opts)
+        priced = price_level(self.machine, self.ctx.network, layout, work, opts)
+        next_direction = self._next_direction(work)
+        hubs = layout.hubs(next_direction)
+        frontier_hubs = np.bincount(layout.owner(work.new_vertices[hubs[work.new_vertices]]), minlength=self.N)
+        per_node = self.section.hubs_top_down if next_direction == TOP_DOWN else self.section.hubs_bottom_up
+        gather = pricing.hub_gather_bytes(frontier_hubs, per_node) + 8 * COUNT_WORDS * self.N
+        return work, priced, next_direction, gather
+
+    def _next_direction(self, work: lin.LevelWork) -> str:
+        if not self.options.direction_optimising:
+            return TOP_DOWN
+        new = work.new_vertices
+        return choose_direction(self.direction, frontier_edges=int(self.layout.degree[new].sum()),
+                                unexplored_edges=self.unexplored_edges - int(self.layout.degree[new].sum()),
+                                frontier_vertices=int(len(new)), prev_frontier_vertices=int(len(self.frontier)),
+                                num_vertices=self.n)
+
+    def node_program(self, rank: int):
+        while not self._done:
+            if self._pending is None:
+                self._pending = self._plan()
+            work, priced, _, gather = self._pending
+            yield self.ctx.collectives.allgather(rank, gather / self.N, on_complete=self._finish_level,
+                                                 after=float(priced.busy[rank]), work=f"{work.direction} modules",
+                                                 level=self._level)
+
+    def _finish_level(self, closing) -> None:
+        work, priced, next_direction, gather = self._pending
+        time_s = self.ctx.env.now - self._level_start
+        compute = priced.times.compute
+        self.records.append(LevelRecord.with_rest_as_synchronisation(
+            root=self.root, level=self._level, direction=work.direction,
+            frontier_vertices=int(len(self.frontier)), edges_examined=int(work.edges_examined),
+            messages=int(priced.messages), bytes=float(priced.payload_bytes), time_s=time_s,
+            compute_s=float(compute.mean()),
+            communication_s=float((priced.busy - compute).mean()) + closing.cost_s,
+            compute_max_s=float(compute.max()), bottleneck=priced.bottleneck,
+            collective_bytes=float(gather * max(self.N - 1, 0) / max(self.N, 1)),
+            edges_sent=int(priced.pairs_sent)))
+        new = work.new_vertices
+        self.parent[new] = work.new_parents
+        self.visited[new] = True
+        self.unexplored_edges -= int(self.layout.degree[new].sum())
+        self.previous_frontier = len(self.frontier)
+        self.frontier = new
+        self.direction = next_direction
+        self._level += 1
+        self._done = len(new) == 0
+        self._pending = None
+        self._level_start = self.ctx.env.now
+
+    def execute(self) -> RootRun:
+        time_s = run_node_programs(self.ctx, self.node_program, self.N)
+        return RootRun(root=self.root, parent=self.parent, time_s=time_s, levels=self.records)
+
+
+class PricedLevel:
+    """A level's per-node busy time and what set it."""
+
+    def __init__(self, busy, times, messages, payload_bytes, pairs_sent, bottleneck):
+        self.busy = busy
+        self.times = times
+        self.messages = messages
+        self.payload_bytes = payload_bytes
+        self.pairs_sent = pairs_sent
+        self.bottleneck = bottleneck
+
+
+def price_level(machine, network, layout: Layout, work: lin.LevelWork, options: Lin1DOptions) -> PricedLevel:
+    """Per node: the units' busy times, the network's loads of every phase
+    together, the pipeline latency (module docstring)."""
+    section = machine.section("lin1d")
+    phases = lin.traffic(layout, work).pairs
+    N = layout.N
+    if phases:
+        pairs = sum(phases)
+        messages = sum(pricing.messages(p, machine) for p in phases)
+        np.fill_diagonal(messages, 0.0)
+        payload = pairs * section.pair_bytes
+        packets = sum(machine.network.packets(p * section.pair_bytes) for p in phases)
+        loads = network.traffic_loads(payload, packets)
+        small = pricing.small_share(pairs, machine)
+        messages_out, messages_in = messages.sum(axis=1), messages.sum(axis=0)
+    else:
+        pairs = np.zeros((N, N))
+        messages = pairs
+        loads = network.traffic_loads(pairs)
+        small = np.zeros(N)
+        messages_out = messages_in = np.zeros(N)
+    shares = {name: small for name in pricing.HANDLERS}
+    times = pricing.node_times(machine, work.counts, work.direction, shares, messages_out, messages_in,
+                               options.modules)
+    terms = {"compute": times.compute, "injection": loads.inject_s, "ejection": loads.eject_s,
+             "link": np.full(N, loads.link_s)}
+    busy = np.maximum.reduce(list(terms.values()))
+    latency = pricing.pipeline_latency_s(machine, len(phases), loads.latency_s) if loads.wire_bytes else \
+        machine.section("cpe_cluster").notify_latency_s
+    slowest = {name: float(np.max(value)) for name, value in terms.items()}
+    return PricedLevel(busy + latency, times, float(messages.sum()), float(pairs.sum() * section.pair_bytes),
+                       float(pairs.sum()), max(slowest, key=slowest.get))

@@ -1,0 +1,212 @@
+"""What Lin et al.'s modules cost on an SW26010 node, as pure functions of
+a node's counts (work.py's counters; scalars or per-node arrays).
+
+A module on a CPE cluster is a reaction module (003, 4.3, Fig. 6):
+producers read its input by DMA, the register-bus shuffle carries what it
+produces (and routes the tests of bitmaps that live spread over the
+cluster's 64 scratch pads), consumers write batches by DMA. It takes
+``CPEClusterModel.reaction_seconds``; random main-memory accesses (a parent
+written, a bit of the gathered hub bitmap, which is too large for the
+scratch pads) are DMAs of ``lin1d.random_access`` bytes at that chunk's
+bandwidth. On an MPE the same module streams its bytes at the MPE's
+bandwidth, waits one memory latency for every random test (its 256 KB L2
+cannot hold bitmaps of megabytes) and spends ``lin1d.mpe_item_cycles`` per
+pair.
+
+Which unit runs what (4.2, 5): modules go to the node's CPE clusters, first
+come first served, at most one cluster per module; with ``modules=mpe`` to
+the two MPEs that do not communicate (M2, M3). A module whose input is
+smaller than ``lin1d.small_input`` (a handler fed by small messages) runs
+on M1, which receives. M0 pays the MPI overhead of every message sent, M1
+of every message received and of every cluster it notifies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...machine.model import Machine
+
+MODULES = ("forward_generator", "backward_generator", "backward_handler", "forward_handler",
+           "forward_relay", "backward_relay")
+HANDLERS = ("backward_handler", "forward_handler", "forward_relay", "backward_relay")
+OFFSETS_BYTES = 16  # a vertex's two CSR offsets, read before its entries
+MODULE_MPES = 2  # M2 and M3: the MPEs that neither send nor receive (4.2)
+
+
+@dataclass(frozen=True)
+class ModuleDemand:
+    """What one module asks of the unit that runs it, per node."""
+
+    read_bytes: object  # streamed in
+    read_chunk: object  # the DMA chunk of that stream
+    shuffled_bytes: object  # carried by the register buses (cluster) or handled item by item (MPE)
+    written_bytes: object  # written in batches
+    random_accesses: object  # random main-memory accesses
+    items: object  # pairs or entries the module handles
+
+
+def demands(machine: Machine, counts: dict, direction: str) -> dict:
+    """Each module's demand from a level's counters."""
+    lin = machine.section("lin1d")
+    batch = machine.section("cpe_cluster").batch_bytes
+    P, E = lin.pair_bytes, lin.adjacency_entry_bytes
+    c = counts
+    none = ModuleDemand(0.0, batch, 0.0, 0.0, 0.0, 0.0)
+    read = c["vertices_read"] * OFFSETS_BYTES + c["entries_read"] * E
+    generated = c["pairs_generated"] * P
+    if direction == "top-down":
+        # the frontier is scattered: its lists are separate chunks of their
+        # mean length (at most a batch)
+        lists = np.maximum(c["frontier_read"], 1.0)
+        chunk = np.minimum(np.maximum(c["entries_read"] * E / lists, E), batch)
+        forward = ModuleDemand(c["frontier_read"] * OFFSETS_BYTES + c["entries_read"] * E, chunk, generated,
+                               generated, 0.0, c["entries_read"])
+        backward = none
+    else:
+        # the sweep reads the lists of consecutive unvisited vertices in batches
+        forward = none
+        backward = ModuleDemand(read, batch, generated, generated, c["hub_bits"], c["entries_read"])
+    return {
+        "forward_generator": forward,
+        "backward_generator": backward,
+        # a Backward Handler tests u in the frontier bitmap spread over the
+        # scratch pads: the shuffle routes every pair to the CPE holding u
+        "backward_handler": ModuleDemand(c["backward_in"] * P, batch, c["backward_in"] * P, c["answers"] * P,
+                                         0.0, c["backward_in"]),
+        # a Forward Handler tests v likewise, reads the hub entries it keeps,
+        # and writes the parent of each vertex it claims
+        "forward_handler": ModuleDemand(c["forward_in"] * P + c["hub_entries"] * E, batch,
+                                        (c["forward_in"] + c["hub_entries"]) * P, 0.0, c["claims"],
+                                        c["forward_in"] + c["hub_entries"]),
+        "forward_relay": ModuleDemand(c["relayed_forward"] * P, batch, c["relayed_forward"] * P,
+                                      c["relayed_forward"] * P, 0.0, c["relayed_forward"]),
+        "backward_relay": ModuleDemand(c["relayed_backward"] * P, batch, c["relayed_backward"] * P,
+                                       c["relayed_backward"] * P, 0.0, c["relayed_backward"]),
+    }
+
+
+def cluster_seconds(machine: Machine, demand: ModuleDemand):
+    """One module on one CPE cluster (per node; arrays allowed)."""
+    cpe, lin = machine.section("cpe_cluster"), machine.section("lin1d")
+    read = np.broadcast_arrays(demand.read_bytes, demand.read_chunk, demand.shuffled_bytes,
+                               demand.written_bytes, demand.random_accesses)
+    reaction = np.vectorize(cpe.reaction_seconds, otypes=[float])(
+        read[0], np.maximum(read[1], 1.0), read[2], read[3])
+    random = read[4] * lin.random_access_bytes / cpe.dma_bandwidth(lin.random_access_bytes)
+    return reaction + random
+
+
+def mpe_seconds(machine: Machine, demand: ModuleDemand):
+    """One module on one MPE (per node; arrays allowed)."""
+    cpe, lin = machine.section("cpe_cluster"), machine.section("lin1d")
+    streamed = (np.asarray(demand.read_bytes) + np.asarray(demand.written_bytes)) / cpe.mpe_bandwidth_Bps
+    # every pair a handler or generator handles tests a bitmap that the
+    # MPE's cache cannot hold: one memory latency each
+    tests = np.asarray(demand.shuffled_bytes) / lin.pair_bytes + np.asarray(demand.random_accesses)
+    return (streamed + tests * cpe.memory_latency_s
+            + np.asarray(demand.items) * lin.mpe_item_cycles / machine.node.clock_hz)
+
+
+@dataclass(frozen=True)
+class NodeTimes:
+    """Per node: each unit's busy time in a level (seconds)."""
+
+    clusters: np.ndarray  # the busiest of the node's cluster loads
+    module_mpes: np.ndarray  # M2/M3 (modules=mpe)
+    sender: np.ndarray  # M0
+    receiver: np.ndarray  # M1
+    modules: dict  # module -> per-node seconds on the unit that ran it
+
+    @property
+    def compute(self) -> np.ndarray:
+        return np.maximum.reduce([self.clusters, self.module_mpes, self.sender, self.receiver])
+
+
+def shared(times: list, units: int):
+    """Modules on ``units`` interchangeable units, at most one unit per
+    module at a time: the longest module, or the total spread evenly."""
+    if not times:
+        return 0.0
+    stack = np.stack(np.broadcast_arrays(*(np.asarray(t, dtype=np.float64) for t in times)))
+    return np.maximum(stack.max(axis=0), stack.sum(axis=0) / units)
+
+
+def node_times(machine: Machine, counts: dict, direction: str, small_share: dict, messages_out, messages_in,
+               modules: str):
+    """Each unit's busy time per node. ``small_share[module]``: the share of
+    a handler's input that arrives in messages below ``lin1d.small_input``
+    (handled on M1); ``messages_out/in``: MPI messages per node."""
+    cpe = machine.section("cpe_cluster")
+    messaging = machine.messaging
+    need = demands(machine, counts, direction)
+    placed, on_clusters, on_mpes = {}, [], []
+    receiver = np.asarray(messages_in, dtype=np.float64) * messaging.receive_overhead_s
+    for name in MODULES:
+        demand = need[name]
+        if modules == "mpe":
+            placed[name] = mpe_seconds(machine, demand)
+            on_mpes.append(placed[name])
+            continue
+        small = small_share.get(name, 0.0)
+        big = _scaled(demand, 1.0 - np.asarray(small))
+        placed[name] = cluster_seconds(machine, big)
+        on_clusters.append(placed[name])
+        if name in HANDLERS:
+            receiver = receiver + mpe_seconds(machine, _scaled(demand, np.asarray(small)))
+    # M1 notifies a cluster for every message it hands on (busy-wait flags, 4.2)
+    if modules != "mpe":
+        receiver = receiver + np.asarray(messages_in, dtype=np.float64) * cpe.notify_latency_s
+    zeros = np.zeros_like(receiver)
+    return NodeTimes(clusters=shared(on_clusters, cpe.clusters) + zeros,
+                     module_mpes=shared(on_mpes, MODULE_MPES) + zeros,
+                     sender=np.asarray(messages_out, dtype=np.float64) * messaging.send_overhead_s + zeros,
+                     receiver=receiver, modules=placed)
+
+
+def _scaled(demand: ModuleDemand, share) -> ModuleDemand:
+    return ModuleDemand(np.asarray(demand.read_bytes) * share, demand.read_chunk,
+                        np.asarray(demand.shuffled_bytes) * share, np.asarray(demand.written_bytes) * share,
+                        np.asarray(demand.random_accesses) * share, np.asarray(demand.items) * share)
+
+
+def messages(pairs: np.ndarray, machine: Machine) -> np.ndarray:
+    """MPI messages of a phase between every pair of nodes (N x N pairs in):
+    a peer's pairs go in messages of at most ``lin1d.message`` bytes."""
+    lin = machine.section("lin1d")
+    return np.ceil(pairs * lin.pair_bytes / lin.message_bytes)
+
+
+def small_share(pairs: np.ndarray, machine: Machine) -> np.ndarray:
+    """Per receiving node, the share of its pairs that arrive in messages
+    smaller than ``lin1d.small_input`` (whole-phase messages to one peer
+    below the threshold; larger ones are cut into full messages)."""
+    lin = machine.section("lin1d")
+    small = np.where(pairs * lin.pair_bytes < lin.small_input_bytes, pairs, 0.0).sum(axis=0)
+    total = pairs.sum(axis=0)
+    return np.divide(small, total, out=np.zeros_like(total), where=total > 0)
+
+
+def pipeline_latency_s(machine: Machine, phases: int, route_latency_s: float) -> float:
+    """The level's fill and drain: the generator is notified, then every
+    network phase posts a message, crosses the network, is received and
+    wakes the next module."""
+    cpe, messaging = machine.section("cpe_cluster"), machine.messaging
+    per_phase = messaging.send_overhead_s + route_latency_s + messaging.receive_overhead_s + cpe.notify_latency_s
+    return cpe.notify_latency_s + phases * per_phase
+
+
+def hub_gather_bytes(hub_frontier_nodes: np.ndarray, hubs_per_node: int) -> float:
+    """Bytes the closing allgather collects: a node whose hubs have a
+    frontier sends their bitmap, one that has none a one-word flag (5)."""
+    bitmap = -(-hubs_per_node // 8)
+    return float(np.where(hub_frontier_nodes > 0, bitmap, 8).sum())
+
+
+def connection_bytes(machine: Machine, peers) -> np.ndarray:
+    """MPI connection memory of a node: ``lin1d.mpi_connection`` per peer in
+    every MPE that holds connections."""
+    lin = machine.section("lin1d")
+    return np.asarray(peers, dtype=np.float64) * lin.mpi_connection_bytes * lin.mpi_processes

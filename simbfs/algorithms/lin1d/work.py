@@ -1,0 +1,352 @@
+"""The work of Lin et al.'s 1D BFS on Sunway TaihuLight, level by level, on
+the real graph.
+
+What it implements
+    Seed 003 (Lin et al., IPDPS 2017), Algorithms 1-2 with sections 4.4 and
+    5: a 1D partition (vertex v belongs to node ``v * N // n``), direction
+    optimisation, messages of (u, v) pairs between the modules of Fig. 1,
+    relayed through an N x M matrix of nodes, and hub vertices whose
+    frontiers every node holds as bitmaps. What each module reads, produces
+    and claims is computed here for all nodes at once with numpy; what it
+    costs is pricing.py's, and when it runs is execute.py's.
+
+Modules (Fig. 1, Algorithm 2)
+    Top-down: the Forward Generator of node p sends (u, v) to Owner(v) for
+    every frontier vertex u of p and every neighbour v; the Forward Handler
+    of Owner(v) claims v if it has no parent. Bottom-up: the Backward
+    Generator of p sends (u, v) to Owner(u) for every unvisited vertex v of
+    p and every neighbour u; the Backward Handler of Owner(u) forwards
+    (u, v) to Owner(v) when u is in the frontier, whose Forward Handler
+    claims v. A pair between vertices of one node stays on the node (the
+    module is the same, the network is not used).
+
+Relay (4.4, Fig. 7)
+    Nodes form a matrix of groups of M nodes (a group is a supernode,
+    Fig. 9): node i is in group i // M at column i % M. A pair from s to d
+    goes first to the relay node in d's group at s's column, which shuffles
+    it (Forward or Backward Relay) and sends it on to d. When s's column
+    does not exist in d's group (a partial last group: 40,768 nodes are 159
+    groups of 256 and one of 64), the column wraps around that group. When
+    the relay is s or d, the pair goes directly.
+
+Hubs (5, "degree aware prefetch")
+    Each node's highest-degree local vertices are hubs: 2^12 for top-down
+    levels, 2^14 for bottom-up ones. Their frontier bits are gathered to
+    every node each level, so an edge to or from a hub needs no message:
+    the entry (u, v) of a hub u is kept by Owner(v) as well (the combined
+    1D/2D layout the paper cites), which checks the hub's bit itself. In a
+    top-down level, Owner(v) claims v from a frontier hub u; in a bottom-up
+    level, the Backward Generator tests the hub neighbours of v first and
+    sends nothing for a v it can claim so (it reads v's entries either way).
+    An unvisited hub v is claimed by the owner of a frontier neighbour and
+    announced through the next gather.
+
+Parents
+    Among several candidate parents the real code keeps the first to
+    arrive; here, deterministically, the smallest u (any candidate is a
+    valid BFS parent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...bfs.adjacency import neighbour_slots
+from ...errors import UserError
+from ...graph import Graph
+
+MODULE_CHOICES = ("cpe", "mpe")
+HUB_SHARE_LIMIT = 64  # at most one hub per this many local vertices on small graphs
+
+
+@dataclass(frozen=True)
+class Lin1DOptions:
+    """The variants of the paper's Fig. 11, and direction optimisation."""
+
+    relay: bool = True
+    modules: str = "cpe"  # "cpe": modules on CPE clusters (4.3); "mpe": on the MPEs
+    direction_optimising: bool = True
+
+    def __post_init__(self):
+        if self.modules not in MODULE_CHOICES:
+            raise UserError(f"lin1d modules must be one of {', '.join(MODULE_CHOICES)}, got {self.modules!r}")
+
+
+_SWITCHES = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False}
+
+
+def parse_options(base: Lin1DOptions, settings: dict) -> Lin1DOptions:
+    """Options from ``key=value`` strings (``--algorithm lin1d:relay=off,modules=mpe``)."""
+    from dataclasses import fields, replace
+
+    known = {f.name for f in fields(Lin1DOptions)}
+    values = {}
+    for key, text in settings.items():
+        name = key.replace("-", "_")
+        if name not in known:
+            raise UserError(f"unknown lin1d option {key!r}; the options are "
+                            f"{', '.join(sorted(k.replace('_', '-') for k in known))}")
+        if name == "modules":
+            values[name] = text.lower()
+        else:
+            if text.lower() not in _SWITCHES:
+                raise UserError(f"lin1d option {key} must be on or off, got {text!r}")
+            values[name] = _SWITCHES[text.lower()]
+    return replace(base, **values)
+
+
+# ------------------------------------------------------------------ layout
+class Layout:
+    """What does not change between roots: owners, hubs, relay groups."""
+
+    def __init__(self, graph: Graph, nodes: int, group_size: int, hubs_top_down: int, hubs_bottom_up: int,
+                 share_limit: int | None = HUB_SHARE_LIMIT):
+        n = graph.num_vertices
+        self.graph = graph
+        self.n = n
+        self.N = nodes
+        self.starts = (np.arange(nodes + 1, dtype=np.int64) * n + nodes - 1) // nodes
+        self.local_vertices = np.diff(self.starts)
+        self.degree = graph.degree.astype(np.int64, copy=False)
+        self.group_size = max(1, min(int(group_size), nodes))
+        self.groups = -(-nodes // self.group_size)
+        # Hubs are sized for the paper's 1.6-26M vertices per node; on the
+        # small graphs executed here a node keeps at most one per
+        # ``share_limit`` local vertices, so that most vertices still follow
+        # the 1D distribution.
+        per_node = int(self.local_vertices.max()) // share_limit if share_limit else None
+        self.hub_top_down = self._hubs(hubs_top_down if per_node is None else min(hubs_top_down, per_node))
+        self.hub_bottom_up = self._hubs(hubs_bottom_up if per_node is None else min(hubs_bottom_up, per_node))
+
+    def _hubs(self, per_node: int) -> np.ndarray:
+        """Each node's ``per_node`` highest-degree local vertices with an
+        edge (ties: the smaller id)."""
+        hub = np.zeros(self.n, dtype=bool)
+        if per_node <= 0:
+            return hub
+        owner = self.owner(np.arange(self.n, dtype=np.int64))
+        order = np.lexsort((np.arange(self.n), -self.degree, owner))  # by node, then degree down
+        rank_in_node = np.arange(self.n) - self.starts[owner[order]]
+        chosen = order[(rank_in_node < per_node) & (self.degree[order] > 0)]
+        hub[chosen] = True
+        return hub
+
+    def owner(self, vertices: np.ndarray) -> np.ndarray:
+        return vertices * self.N // self.n
+
+    def hubs(self, direction: str) -> np.ndarray:
+        return self.hub_top_down if direction == "top-down" else self.hub_bottom_up
+
+    def relay(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        """The relay node of each (src, dst) pair: in dst's group, at src's
+        column (wrapping around a partial last group)."""
+        M = self.group_size
+        group = dst // M
+        members = np.minimum(self.N - group * M, M)
+        return group * M + (src % M) % members
+
+    def peers(self, relay: bool) -> np.ndarray:
+        """Nodes each node exchanges messages with (its MPI connections):
+        every other node directly; with relay, the node at its own column
+        in every other group and the other members of its own group: its
+        column and row of the matrix, N + M - 1 nodes counting itself once
+        as 4.4 counts them, so N + M - 2 besides itself."""
+        if not relay:
+            return np.full(self.N, max(self.N - 1, 0))
+        ranks = np.arange(self.N)
+        sources = np.repeat(ranks, self.groups)
+        groups = np.tile(np.arange(self.groups), self.N)
+        M = self.group_size
+        members = np.minimum(self.N - groups * M, M)
+        relays = groups * M + (sources % M) % members
+        out = np.zeros((self.N, self.N), dtype=bool)
+        out[sources, relays] = True
+        same_group = (ranks[:, None] // M) == (ranks[None, :] // M)
+        talks = out | out.T | same_group
+        np.fill_diagonal(talks, False)
+        return talks.sum(axis=1)
+
+
+# -------------------------------------------------------------- level work
+# Counters per node (arrays of N) that pricing.py turns into module times:
+#   frontier_read, vertices_read: frontier (top-down) or unvisited (bottom-up)
+#     vertices whose adjacency a generator reads; entries_read: their entries;
+#   hub_bits: random reads of the gathered hub bitmap (bottom-up generator);
+#   hub_entries: kept entries of hubs read and tested locally;
+#   pairs_generated: pairs a generator produces (remote or not);
+#   backward_in, forward_in: pairs a Backward or Forward Handler receives;
+#   answers: pairs a Backward Handler forwards; claims: vertices claimed;
+#   relayed_forward, relayed_backward: pairs a relay shuffles on.
+
+
+@dataclass
+class Pairs:
+    """(u, v) pairs one message phase moves, each from ``src`` to ``dst``."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    channel: str  # "forward" or "backward"
+
+
+@dataclass
+class LevelWork:
+    direction: str
+    counts: dict  # name -> per-node array (see module docstrings of pricing.py)
+    phases: list  # list[Pairs], in pipeline order
+    new_vertices: np.ndarray
+    new_parents: np.ndarray
+    edges_examined: int
+    hub_frontier: int  # frontier hubs the closing gather announces
+    extra: dict = field(default_factory=dict)
+
+
+def _zeros(layout: Layout) -> np.ndarray:
+    return np.zeros(layout.N)
+
+
+def _per_node(layout: Layout, vertices: np.ndarray, weights=None) -> np.ndarray:
+    return np.bincount(layout.owner(vertices), weights=weights, minlength=layout.N).astype(np.float64)
+
+
+def _gather(graph: Graph, vertices: np.ndarray):
+    slots, lengths, _ = neighbour_slots(graph.indptr, vertices)
+    return np.repeat(vertices, lengths), graph.indices[slots].astype(np.int64, copy=False)
+
+
+def _smallest_parent(targets: np.ndarray, parents: np.ndarray):
+    """Each distinct target with its smallest candidate parent, ascending."""
+    if len(targets) == 0:
+        return targets, parents
+    order = np.lexsort((parents, targets))
+    t, p = targets[order], parents[order]
+    first = np.ones(len(t), dtype=bool)
+    first[1:] = t[1:] != t[:-1]
+    return t[first], p[first]
+
+
+def new_counts(layout: Layout) -> dict:
+    names = ("frontier_read", "vertices_read", "entries_read", "hub_bits", "hub_entries", "pairs_generated",
+             "backward_in", "answers", "forward_in", "claims", "relayed_forward", "relayed_backward")
+    return {name: _zeros(layout) for name in names}
+
+
+def _route(layout: Layout, src: np.ndarray, dst: np.ndarray, channel: str, relay: bool, counts: dict,
+           phases: list) -> None:
+    """Add the network phases of pairs src -> dst (direct, or through the
+    relay with its shuffle counted at the relay node)."""
+    remote = src != dst
+    src, dst = src[remote], dst[remote]
+    if not relay:
+        phases.append(Pairs(src, dst, channel))
+        return
+    hop = layout.relay(src, dst)
+    via = (hop != src) & (hop != dst)
+    first_dst = np.where(via, hop, dst)
+    phases.append(Pairs(src, first_dst, channel))
+    counts[f"relayed_{channel}"] += np.bincount(hop[via], minlength=layout.N)
+    phases.append(Pairs(hop[via], dst[via], channel))
+
+
+def top_down(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: Lin1DOptions) -> LevelWork:
+    """Forward Generator and Forward Handler (Algorithm 2), with hubs."""
+    graph = layout.graph
+    counts = new_counts(layout)
+    phases: list = []
+    hub = layout.hubs("top-down")
+    light = frontier[~hub[frontier]]
+    heavy = frontier[hub[frontier]]
+    counts["frontier_read"] += _per_node(layout, light)
+    sources, targets = _gather(graph, light)
+    src_node, dst_node = layout.owner(sources), layout.owner(targets)
+    counts["entries_read"] += np.bincount(src_node, minlength=layout.N)
+    counts["pairs_generated"] += np.bincount(src_node, minlength=layout.N)
+    counts["forward_in"] += np.bincount(dst_node, minlength=layout.N)
+    _route(layout, src_node, dst_node, "forward", options.relay, counts, phases)
+    cand_t, cand_p = [targets], [sources]
+    # Frontier hubs: Owner(v) checks the hub's entries it keeps, locally.
+    if len(heavy):
+        h_src, h_tgt = _gather(graph, heavy)
+        h_node = layout.owner(h_tgt)
+        counts["hub_entries"] += np.bincount(h_node, minlength=layout.N)
+        cand_t.append(h_tgt)
+        cand_p.append(h_src)
+    targets, parents = np.concatenate(cand_t), np.concatenate(cand_p)
+    fresh = ~visited[targets]
+    new, new_parents = _smallest_parent(targets[fresh], parents[fresh])
+    counts["claims"] += _per_node(layout, new)
+    return LevelWork("top-down", counts, phases, new, new_parents, edges_examined=int(len(targets)),
+                     hub_frontier=int(hub[frontier].sum()))
+
+
+def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: Lin1DOptions) -> LevelWork:
+    """Backward Generator, Backward Handler and Forward Handler
+    (Algorithm 2), with hubs."""
+    graph = layout.graph
+    counts = new_counts(layout)
+    phases: list = []
+    hub = layout.hubs("bottom-up")
+    in_frontier = np.zeros(layout.n, dtype=bool)
+    in_frontier[frontier] = True
+    unvisited = np.flatnonzero(~visited & (layout.degree > 0))
+    light = unvisited[~hub[unvisited]]
+    heavy = unvisited[hub[unvisited]]
+    counts["vertices_read"] += _per_node(layout, light)
+    probers, nbrs = _gather(graph, light)
+    node = layout.owner(probers)
+    counts["entries_read"] += np.bincount(node, minlength=layout.N)
+    # The generator tests v's hub neighbours against the gathered hub bitmap
+    # first: a hit claims v on the spot, and nothing is sent for v.
+    is_hub = hub[nbrs]
+    counts["hub_bits"] += np.bincount(node[is_hub], minlength=layout.N)
+    hub_hit = is_hub & in_frontier[nbrs]
+    claimed_here = np.zeros(layout.n, dtype=bool)
+    claimed_here[probers[hub_hit]] = True
+    send = ~is_hub & ~claimed_here[probers]
+    src_node, owner_u = node[send], layout.owner(nbrs[send])
+    counts["pairs_generated"] += np.bincount(src_node, minlength=layout.N)
+    counts["backward_in"] += np.bincount(owner_u, minlength=layout.N)
+    _route(layout, src_node, owner_u, "backward", options.relay, counts, phases)
+    # Backward Handler: Owner(u) answers the pairs whose u is in the frontier.
+    answered = send.copy()
+    answered[send] = in_frontier[nbrs[send]]
+    a_src, a_dst = layout.owner(nbrs[answered]), node[answered]
+    counts["answers"] += np.bincount(a_src, minlength=layout.N)
+    counts["forward_in"] += np.bincount(a_dst, minlength=layout.N)
+    _route(layout, a_src, a_dst, "forward", options.relay, counts, phases)
+    cand_t = [probers[hub_hit], probers[answered]]
+    cand_p = [nbrs[hub_hit], nbrs[answered]]
+    examined = int(len(probers))
+    # Unvisited hubs: the owner of each neighbour u tests u against its own
+    # frontier; a hit is announced with the next hub gather.
+    if len(heavy):
+        h_v, h_u = _gather(graph, heavy)
+        h_node = layout.owner(h_u)
+        counts["hub_entries"] += np.bincount(h_node, minlength=layout.N)
+        hit = in_frontier[h_u]
+        cand_t.append(h_v[hit])
+        cand_p.append(h_u[hit])
+        examined += int(len(h_v))
+    new, new_parents = _smallest_parent(np.concatenate(cand_t), np.concatenate(cand_p))
+    counts["claims"] += _per_node(layout, new)
+    return LevelWork("bottom-up", counts, phases, new, new_parents, edges_examined=examined,
+                     hub_frontier=int(hub[frontier].sum()))
+
+
+# ---------------------------------------------------------------- traffic
+@dataclass
+class Traffic:
+    """A level's pairs between every pair of nodes, per phase."""
+
+    pairs: list  # list of N x N arrays of pairs, one per phase
+
+    @property
+    def total(self) -> np.ndarray:
+        return sum(self.pairs) if self.pairs else None
+
+
+def traffic(layout: Layout, work: LevelWork) -> Traffic:
+    N = layout.N
+    return Traffic([np.bincount(p.src * N + p.dst, minlength=N * N).reshape(N, N).astype(np.float64)
+                    for p in work.phases])

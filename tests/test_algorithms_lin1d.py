@@ -1,0 +1,139 @@
+"""lin1d, Lin et al.'s BFS on Sunway TaihuLight (seed 003): every executed
+run validates, the relay groups and connection counts follow the paper's
+arithmetic, the module counters conserve pairs, the resource checks refuse
+what does not fit, and the pricing matches hand-worked values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from simbfs.algorithms import get_algorithm
+from simbfs.algorithms.lin1d import pricing
+from simbfs.algorithms.lin1d import work as lin
+from simbfs.errors import UserError
+from simbfs.graph import GraphSpec, generate_graph
+from simbfs.machine import load_machine
+from simbfs.runner import RunConfig, run
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return generate_graph(GraphSpec("kronecker", 12, seed=1))
+
+
+@pytest.mark.parametrize("variant", ["lin1d", "lin1d:relay=off", "lin1d:modules=mpe",
+                                     "lin1d:relay=off,modules=mpe", "lin1d:direction-optimising=off"])
+@pytest.mark.parametrize("nodes", [1, 16, 64])
+def test_every_variant_builds_valid_bfs_trees(variant, nodes):
+    doc = run(RunConfig(machine="sunway_taihulight", algorithm=variant, nodes=nodes, scale=12, roots=3, seed=1))
+    assert doc["validated"] and doc["all_valid"]
+    assert doc["teps"]["harmonic_mean"] > 0
+
+
+def test_the_relay_is_in_the_destinations_group_at_the_sources_column(graph):
+    """Fig. 7: nodes in groups (rows) of M; s -> d goes through the node of
+    d's row in s's column. 10 nodes in groups of 4: rows 0-3, 4-7, 8-9."""
+    layout = lin.Layout(graph, 10, 4, 0, 0)
+    src = np.array([1, 5, 6, 7, 3])
+    dst = np.array([6, 2, 9, 8, 9])
+    # 1 -> 6: group 1, column 1 -> 5; 5 -> 2: group 0, column 1 -> 1;
+    # 6 -> 9: group 2 has 2 members, column 2 wraps to 0 -> 8; 7 -> 8:
+    # column 3 wraps to 1 -> 9; 3 -> 9: column 3 -> 9
+    assert layout.relay(src, dst).tolist() == [5, 1, 8, 9, 9]
+
+
+def test_peers_are_n_plus_m_minus_one_and_the_connection_memory_follows():
+    """4.4: with relay a node of an N x M matrix exchanges messages with
+    its row and its column, N + M - 1 nodes counting itself once (the
+    paper's count), so N + M - 2 peers besides itself (N - 1 directly).
+    At 100 KB per connection, 40,000 nodes need 4 GB directly and
+    (200 + 200 - 1) x 100 KB, about 40 MB, relayed (sunway.mpi_connection_memory)."""
+    layout = lin.Layout(generate_graph(GraphSpec("kronecker", 10, seed=1)), 16, 4, 0, 0)
+    assert layout.peers(relay=True).tolist() == [4 + 4 - 1 - 1] * 16
+    assert layout.peers(relay=False).tolist() == [15] * 16
+    machine = load_machine("sunway_taihulight")
+    # the paper's "4 GB" and "40 MB" are round numbers of 100 KB (here 1 KB = 1,024 B) units
+    assert float(pricing.connection_bytes(machine, 40_000)) == 40_000 * 100 * 1024 == pytest.approx(4e9, rel=0.05)
+    assert float(pricing.connection_bytes(machine, 200 + 200 - 1)) == pytest.approx(40e6, rel=0.05)
+
+
+@pytest.mark.parametrize("direction", ["top-down", "bottom-up"])
+def test_pairs_are_conserved_through_relays_and_handlers(graph, direction):
+    """The same level with and without relay: the relayed run sends every
+    remote pair once more for each pair a relay shuffles, and nothing else
+    changes; every generated pair reaches a handler; a bottom-up level
+    forwards exactly the answered pairs; claims are new, once each, with a
+    frontier parent."""
+    layout = lin.Layout(graph, 16, 4, 4, 8)
+    rng = np.random.default_rng(3)
+    visited = rng.random(graph.num_vertices) < 0.3
+    frontier = np.flatnonzero(visited & (rng.random(graph.num_vertices) < 0.2))
+    step = lin.top_down if direction == "top-down" else lin.bottom_up
+    direct = step(layout, frontier, visited, lin.Lin1DOptions(relay=False))
+    relayed = step(layout, frontier, visited, lin.Lin1DOptions(relay=True))
+    shuffled = (relayed.counts["relayed_forward"] + relayed.counts["relayed_backward"]).sum()
+    assert shuffled > 0
+    assert sum(len(p.src) for p in relayed.phases) == sum(len(p.src) for p in direct.phases) + shuffled
+    np.testing.assert_array_equal(relayed.new_vertices, direct.new_vertices)
+    c = {k: v.sum() for k, v in relayed.counts.items()}
+    if direction == "top-down":
+        assert c["forward_in"] == c["pairs_generated"]
+    else:
+        assert c["backward_in"] == c["pairs_generated"]
+        assert c["forward_in"] == c["answers"]
+    assert len(np.unique(relayed.new_vertices)) == len(relayed.new_vertices) == c["claims"]
+    assert not visited[relayed.new_vertices].any()
+    in_frontier = np.zeros(graph.num_vertices, dtype=bool)
+    in_frontier[frontier] = True
+    assert in_frontier[relayed.new_parents].all()
+
+
+def test_direct_cpe_is_refused_when_the_consumers_spm_cannot_buffer_every_destination():
+    """4.3: 16 consumers x 64 KiB at 4 batches of 256 B per destination
+    buffer 1,024 destinations; direct messaging to 2,048 nodes needs more
+    (the Direct_CPE failure of Fig. 11 comes from this check)."""
+    machine = load_machine("sunway_taihulight")
+    direct_cpe = get_algorithm("lin1d:relay=off")
+    direct_cpe.check(machine, 2**20, 1024)
+    with pytest.raises(UserError, match="scratch pads"):
+        direct_cpe.check(machine, 2**20, 2048)
+    get_algorithm("lin1d").check(machine, 2**20, 40768)  # relay: max(160 groups, 256 members)
+    get_algorithm("lin1d:relay=off,modules=mpe").check(machine, 2**20, 40768)
+
+
+def test_a_cluster_module_is_priced_by_the_reaction_rule_by_hand():
+    """A Backward Handler receiving 1e6 pairs of 8 B and answering 2.5e5 of
+    them: read 8 MB, shuffle 8 MB at 10 GB/s (0.8 ms), write 2 MB; the
+    cluster's port moves 10 MB at 28.9 GB/s (0.346 ms); producers (32 CPEs)
+    and consumers (16) are each at full bandwidth. So 0.8 ms."""
+    machine = load_machine("sunway_taihulight")
+    zero = {name: 0.0 for name in ("frontier_read", "vertices_read", "entries_read", "hub_bits", "hub_entries",
+                                   "pairs_generated", "backward_in", "answers", "forward_in", "claims",
+                                   "relayed_forward", "relayed_backward")}
+    counts = dict(zero, backward_in=1e6, answers=2.5e5)
+    demand = pricing.demands(machine, counts, "bottom-up")["backward_handler"]
+    assert float(pricing.cluster_seconds(machine, demand)) == pytest.approx(8e6 / 10e9)
+    # on an MPE: 10 MB at 9.4 GB/s, 1e6 tests of 69 ns, 1e6 x 20 cycles at 1.45 GHz
+    expected = 10e6 / 9.4e9 + 1e6 * 69e-9 + 1e6 * 20 / 1.45e9
+    assert float(pricing.mpe_seconds(machine, demand)) == pytest.approx(expected)
+    assert expected / (8e6 / 10e9) > 10  # a handler on the MPE is over 10x slower (Fig. 11's CPE/MPE)
+
+
+def test_modules_share_four_clusters_one_each_at_most():
+    """5 modules of 1, 1, 1, 1 and 4 ms on 4 clusters: the long one bounds
+    it (4 ms); 8 of 1 ms: the total over 4 (2 ms)."""
+    assert pricing.shared([1, 1, 1, 1, 4], 4) == pytest.approx(4)
+    assert pricing.shared([1] * 8, 4) == pytest.approx(2)
+
+
+def test_small_messages_are_handled_on_the_receiving_mpe():
+    """5: inputs under 1 KB run on the MPE. Node 0 receives 100 pairs
+    (800 B) from node 1 and 1,000 (8,000 B) from node 2: 100 / 1,100 small."""
+    machine = load_machine("sunway_taihulight")
+    pairs = np.zeros((3, 3))
+    pairs[1, 0], pairs[2, 0] = 100, 1000
+    assert pricing.small_share(pairs, machine)[0] == pytest.approx(100 / 1100)
+    assert pricing.messages(pairs, machine)[2, 0] == math.ceil(8000 / 65536)
