@@ -5,10 +5,13 @@ the SW26010's CPE clusters.
 work.py: the layout (owners, hubs, relay groups) and what each module reads,
 sends and claims, level by level, on the real graph; pricing.py: what the
 modules cost on CPE clusters and MPEs, as pure functions of counts;
-execute.py: the executed run; machine_section.py: the ``lin1d:`` section.
+execute.py: the executed run; project.py: its projection; machine_section.py: the ``lin1d:`` section.
 """
 
-from . import machine_section  # noqa: F401  (registers lin1d:)
+from ..base import Projection
+from . import machine_section, project  # noqa: F401  (machine_section registers lin1d:)
 from .execute import Lin1D
+
+Lin1D.projection = Projection(project.project, profile_vertex_per_node=project.PROFILE_VERTEX_PER_NODE)
 
 ALGORITHMS = {"lin1d": Lin1D("lin1d")}

@@ -156,8 +156,7 @@ class _Run:
         next_direction = self._next_direction(work)
         hubs = layout.hubs(next_direction)
         frontier_hubs = np.bincount(layout.owner(work.new_vertices[hubs[work.new_vertices]]), minlength=self.N)
-        per_node = self.section.hubs_top_down if next_direction == TOP_DOWN else self.section.hubs_bottom_up
-        gather = pricing.hub_gather_bytes(frontier_hubs, per_node) + 8 * COUNT_WORDS * self.N
+        gather = pricing.hub_gather_bytes(frontier_hubs, layout.hubs_per_node[next_direction]) + 8 * COUNT_WORDS * self.N
         return work, priced, next_direction, gather
 
     def _next_direction(self, work: lin.LevelWork) -> str:

@@ -116,9 +116,11 @@ class Layout:
         # small graphs executed here a node keeps at most one per
         # ``share_limit`` local vertices, so that most vertices still follow
         # the 1D distribution.
-        per_node = int(self.local_vertices.max()) // share_limit if share_limit else None
-        self.hub_top_down = self._hubs(hubs_top_down if per_node is None else min(hubs_top_down, per_node))
-        self.hub_bottom_up = self._hubs(hubs_bottom_up if per_node is None else min(hubs_bottom_up, per_node))
+        cap = int(self.local_vertices.max()) // share_limit if share_limit else None
+        self.hubs_per_node = {"top-down": hubs_top_down if cap is None else min(hubs_top_down, cap),
+                              "bottom-up": hubs_bottom_up if cap is None else min(hubs_bottom_up, cap)}
+        self.hub_top_down = self._hubs(self.hubs_per_node["top-down"])
+        self.hub_bottom_up = self._hubs(self.hubs_per_node["bottom-up"])
 
     def _hubs(self, per_node: int) -> np.ndarray:
         """Each node's ``per_node`` highest-degree local vertices with an

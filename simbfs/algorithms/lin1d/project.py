@@ -1,0 +1,314 @@
+"""lin1d projected: Lin et al.'s BFS at sizes too large to execute here
+(the paper's 40,768 nodes at scale 40), from real BFS runs at a smaller
+scale. Every output says "projected" (docs/background/projection.md).
+
+The steps are those of the Checconi & Petrini projection
+(simbfs/algorithms/cp1d/project_spi.py), with lin1d's own work and prices:
+
+1. **Profile.** The executed level functions (work.py) run on the profile
+   graph laid out on V virtual nodes (V = the target's nodes when each still
+   gets enough vertices, fewer otherwise), with as many hubs as hold the
+   share of the entries that the target's hubs hold
+   (``heavy_vertices_at_profile``). They give every virtual node's module
+   counters, level by level, and the real frontiers and claims.
+2. **Scale.** A virtual node's counters become a target node's: vertex
+   counts by the ratio of reached vertices per node (``Growth.vertices``),
+   entry and pair counts also by the growth of a reached vertex's degree;
+   the first levels around the root (seed levels) keep their vertices. The
+   busiest target node follows the virtual nodes' spread (``Spread``: the
+   Gaussian extreme of more, larger nodes, and the hub part).
+3. **Traffic, in closed form.** A node's remote pairs go to uniformly
+   random nodes (scrambled labels). Directly: to N - 1 peers. With relay
+   through groups of M (G groups): every remote pair leaves its source
+   once, and the share (1 - 1/G)(1 - 1/M) that needs a relay leaves the
+   relay again, to the M - 1 members of its group. MPI messages per peer
+   are E[ceil] of Poisson pair counts (``poisson_ceil_mean``); the share of
+   pairs arriving in messages under ``lin1d.small_input`` is the
+   size-biased Poisson tail (``small_share``).
+4. **Machine.** The executed level's prices (pricing.py) on the mean and
+   the busiest node; ports at their wire bytes; on a fat tree, a central
+   link carries the cross-group bytes of the M / K nodes whose pairs the
+   destination-based routing sends through it (with relay, a node's column
+   fixes its relays' residue, so its whole first stage takes one link);
+   the pipeline latency, and the closing gather of the hub bitmaps.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ...bfs.direction import TOP_DOWN, choose_direction
+from ...engine.costs import allgather_time, port_seconds, route_latency
+from ...graph import Graph
+from ...machine.model import Machine
+from ...projection import Growth, grown_degrees, poisson_ceil_mean
+from ...records import LevelRecord
+from ..cp1d.project_spi import Spread, heavy_vertices_at_profile, virtual_nodes
+from . import pricing
+from . import work as lin
+from .execute import COUNT_WORDS
+
+PROFILE_VERTEX_PER_NODE = False
+# what makes a node busy: the entries and pairs its modules handle
+ITEM_COUNTS = ("entries_read", "hub_entries", "backward_in", "forward_in")
+# counters that count entries or pairs (they grow with a reached vertex's degree)
+EDGE_COUNTS = ("entries_read", "hub_bits", "hub_entries", "pairs_generated", "backward_in", "answers",
+               "forward_in", "relayed_forward", "relayed_backward")
+
+
+def small_share(pairs_per_peer: float, small_pairs: float) -> float:
+    """Share of a node's incoming pairs that arrive in messages of fewer
+    than ``small_pairs`` pairs, when each peer sends Poisson(pairs_per_peer):
+    a pair sits in a message of X pairs with probability X P(X) / E[X],
+    so the share is P(Y < small_pairs - 1) for Y ~ Poisson(pairs_per_peer)."""
+    if pairs_per_peer <= 0:
+        return 0.0
+    top = int(math.ceil(small_pairs)) - 2
+    if top < 0:
+        return 0.0
+    if pairs_per_peer > top + 40 * math.sqrt(pairs_per_peer) + 40:
+        return 0.0
+    x = np.arange(top + 1, dtype=np.float64)
+    log_pmf = x * math.log(pairs_per_peer) - pairs_per_peer - np.array([math.lgamma(v + 1) for v in x])
+    return float(min(1.0, np.exp(log_pmf).sum()))
+
+
+class Target:
+    """The target machine and the quantities every level needs."""
+
+    def __init__(self, machine: Machine, topology, vertices: int, options: lin.Lin1DOptions):
+        self.machine = machine
+        self.topology = topology
+        self.nodes = topology.nodes
+        self.vertices = vertices
+        self.options = options
+        self.section = machine.section("lin1d")
+        N = self.nodes
+        self.group = max(1, min(self.section.group_size, N))
+        self.groups = -(-N // self.group)
+        hops = topology.hop_distribution()
+        self.route_s = route_latency(len(hops) - 1, machine.network)
+        # nodes whose cross-group pairs share one central link (fat tree:
+        # M / K; any other topology: its uniform busiest link, see price)
+        self.per_central_link = (self.group / topology.central_links
+                                 if getattr(topology, "central_links", 0) else None)
+
+
+def phases(target: Target, remote_pairs: float) -> list:
+    """(pairs a node sends, peers it spreads them over, share crossing
+    groups) of each part of the network phases, for ``remote_pairs`` pairs a
+    node sends on one channel. Directly: to N - 1 peers. With relay: the
+    pairs for its own group straight to its M - 1 members; those for the
+    other groups to the G - 1 relays at its column; and, as a relay, the
+    pairs it shuffles on to the M - 1 members of its group."""
+    N, M, G = target.nodes, target.group, target.groups
+    if remote_pairs <= 0 or N < 2:
+        return []
+    if not target.options.relay or G == 1:
+        return [(remote_pairs, N - 1, 1 - (M - 1) / max(N - 1, 1))]
+    own = remote_pairs * (M - 1) / (N - 1)
+    cross = remote_pairs - own
+    relayed = cross * (1 - 1 / M)  # a pair whose relay is its destination goes once
+    return [(own, M - 1, 0.0), (cross, G - 1, 1.0), (relayed, M - 1, 0.0)]
+
+
+def price(target: Target, counts_mean: dict, counts_max: dict, direction: str, channels: dict,
+          hub_nodes: float, hubs_per_node: int, loads: tuple) -> tuple[float, dict]:
+    """A level's time on the target and its parts. ``channels``: per
+    channel ("forward", "backward"), the remote pairs the mean node sends;
+    ``loads``: the busiest sender's and the busiest receiver's pairs over
+    the mean node's."""
+    machine, lin_section = target.machine, target.section
+    P = lin_section.pair_bytes
+    N = target.nodes
+    # (pairs, peers, cross-group share, whether a relay sends them)
+    every_phase = [(*phase, i == 2) for pairs in channels.values() for i, phase in enumerate(phases(target, pairs))]
+    out_pairs = sum(pairs for pairs, _, _, _ in every_phase)
+    message_pairs = lin_section.message_bytes / P
+
+    def messages_at(load: float) -> float:
+        """MPI messages of a node that sends (or receives) ``load`` times the
+        mean node's pairs, E[ceil] per peer; its work as a relay is a mean
+        node's (a relay's pairs come from a whole column of sources)."""
+        return sum(peers * poisson_ceil_mean(pairs * (1.0 if relaying else load) / peers, message_pairs)
+                   for pairs, peers, _, relaying in every_phase)
+
+    messages = messages_at(1.0)
+    small = (sum(pairs * small_share(pairs / peers, lin_section.small_input_bytes / P)
+                 for pairs, peers, _, _ in every_phase) / out_pairs) if out_pairs else 0.0
+    mean_counts = dict(counts_mean)
+    busiest_counts = dict(counts_max)
+    for channel in ("forward", "backward"):  # the relays' shuffles, in closed form (as phases)
+        parts = phases(target, channels.get(channel, 0.0))
+        relayed = parts[2][0] if len(parts) == 3 else 0.0
+        mean_counts[f"relayed_{channel}"] = busiest_counts[f"relayed_{channel}"] = relayed
+    load, load_in = loads
+    shares = {name: small for name in pricing.HANDLERS}
+    mean_times = pricing.node_times(machine, mean_counts, direction, shares, messages, messages,
+                                    target.options.modules)
+    busy_times = pricing.node_times(machine, busiest_counts, direction, shares, messages_at(load),
+                                    messages_at(load_in), target.options.modules)
+    packets = float(machine.network.packets(out_pairs * P)) if out_pairs else 0.0
+    wire = float(machine.network.wire_bytes(out_pairs * P, packets)) if out_pairs else 0.0
+    inject = port_seconds(wire * max(load, load_in), machine.network)
+    cross = sum(pairs * share for pairs, _, share, _ in every_phase) * P
+    if not out_pairs:
+        link = 0.0
+    elif target.per_central_link is not None:
+        link = cross * (wire / (out_pairs * P)) * target.per_central_link / machine.network.link_bandwidth_Bps
+    else:
+        per_pair = wire / max(N - 1, 1)
+        link = target.topology.uniform_max_link_load(per_pair) / machine.network.link_bandwidth_Bps
+    compute = float(np.max(busy_times.compute))
+    busy = max(compute, inject, link)
+    stages = sum(2 if len(phases(target, pairs)) == 3 else 1 for pairs in channels.values() if pairs > 0)
+    latency = (pricing.pipeline_latency_s(machine, stages, target.route_s) if out_pairs
+               else machine.section("cpe_cluster").notify_latency_s)
+    # the hub gather: a bitmap from a node with frontier hubs, a flag from the others
+    gather = (hub_nodes * -(-hubs_per_node // 8) + (N - hub_nodes) * 8) + 8 * COUNT_WORDS * N
+    closing = allgather_time(machine.collectives, N, gather)
+    terms = {"compute": compute, "injection": inject, "link": link}
+    return busy + latency + closing, dict(
+        compute_mean=float(np.max(mean_times.compute)), compute_max=compute, closing=closing,
+        communication=busy - compute + latency + closing, messages=messages * N, payload=out_pairs * P * N,
+        pairs=out_pairs * N, bottleneck=max(terms, key=terms.get), collective_bytes=gather)
+
+
+class Projector:
+    def __init__(self, graph: Graph, machine: Machine, topology, options: lin.Lin1DOptions, profile_scale: int,
+                 target_scale: int, edgefactor: int):
+        self.graph = graph
+        self.target = Target(machine, topology, 2 ** target_scale, options)
+        section = self.target.section
+        N = self.target.nodes
+        self.growth = Growth.between(profile_scale, target_scale, edgefactor)
+        self.V = virtual_nodes(N, graph.num_vertices)
+        local_t = self.target.vertices / N
+        # the executed rule at the target: at most one hub per HUB_SHARE_LIMIT local vertices
+        self.hubs_t = {d: min(h, int(local_t) // lin.HUB_SHARE_LIMIT)
+                       for d, h in (("top-down", section.hubs_top_down), ("bottom-up", section.hubs_bottom_up))}
+        per_virtual = {}
+        for d, hubs in self.hubs_t.items():
+            total = heavy_vertices_at_profile(graph.degree, self.growth, profile_scale, target_scale, edgefactor,
+                                              hubs * N) if hubs else 0
+            per_virtual[d] = -(-total // self.V) if total else 0
+        self.layout = lin.Layout(graph, self.V, self.V, per_virtual["top-down"], per_virtual["bottom-up"],
+                                 share_limit=None)
+        self.local_t = local_t
+        self.per_node_bulk = local_t / (graph.num_vertices / self.V) * self.growth.vertices
+        self.widening = math.sqrt(self.growth.second * self.growth.vertices) / self.growth.mean
+        degree = self.layout.degree
+        self.hub_growth = self.growth.of_vertex(float(degree.max()) if degree.size else 1.0) / self.growth.reached_mean
+        self.per_virtual_hubs = per_virtual
+
+    def level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray, direction: str,
+              seed: bool, edge_growth: float) -> tuple[lin.LevelWork, LevelRecord]:
+        target, layout = self.target, self.layout
+        N = target.nodes
+        options = lin.Lin1DOptions(relay=False, modules=target.options.modules,
+                                   direction_optimising=target.options.direction_optimising)
+        step = lin.top_down if direction == TOP_DOWN else lin.bottom_up
+        work = step(layout, frontier, visited, options)
+        kappa = self.V / N if seed else self.per_node_bulk
+        spread = Spread(kappa, self.widening, 1.0 if seed else self.hub_growth, N)
+        # The busiest target node is the busiest virtual node's counters,
+        # all of them (not each counter's own maximum, which different nodes
+        # hold), scaled so that its items follow the Spread's busiest.
+        grown = {name: values * (edge_growth if name in EDGE_COUNTS else 1.0)
+                 for name, values in work.counts.items() if not name.startswith("relayed_")}
+        items = sum(grown[name] for name in ITEM_COUNTS)
+        busiest_node = int(np.argmax(items)) if items.size else 0
+        items_mean, items_busiest, _ = spread.mean_and_busiest(items)
+        scale_busiest = items_busiest / float(items[busiest_node]) if items.size and items[busiest_node] > 0 else kappa
+        counts_mean = {name: float(values.mean()) * kappa for name, values in grown.items()}
+        # (never below the mean node's: the busiest node is busiest in every module)
+        counts_max = {name: max(float(values[busiest_node]) * scale_busiest, counts_mean[name])
+                      for name, values in grown.items()}
+        # the busiest sender and receiver of pairs, each its own node's
+        loads = []
+        for keys in (("pairs_generated", "answers"), ("backward_in", "forward_in")):
+            traffic = sum(grown[name] for name in keys)
+            mean, busiest, _ = spread.mean_and_busiest(traffic)
+            loads.append(busiest / mean if mean > 0 else 1.0)
+        remote = (N - 1) / N
+        if direction == TOP_DOWN:
+            channels = {"forward": counts_mean["pairs_generated"] * remote}
+        else:
+            channels = {"backward": counts_mean["pairs_generated"] * remote,
+                        "forward": counts_mean["answers"] * remote}
+        vertex_scale = 1.0 if seed else target.vertices / layout.n * self.growth.vertices
+        hub_frontier_t = work.hub_frontier * (1.0 if seed else vertex_scale)
+        hub_nodes = N * -math.expm1(-hub_frontier_t / N) if hub_frontier_t else 0.0
+        time_s, parts = price(target, counts_mean, counts_max, direction, channels, hub_nodes,
+                              self.hubs_t[direction], loads)
+        record = LevelRecord.with_rest_as_synchronisation(
+            root=root, level=level, direction=direction,
+            frontier_vertices=int(round(len(frontier) * vertex_scale)),
+            edges_examined=int(round(work.edges_examined * vertex_scale * edge_growth)),
+            messages=int(round(parts["messages"])), bytes=float(round(parts["payload"])), time_s=time_s,
+            compute_s=parts["compute_mean"], communication_s=parts["communication"],
+            compute_max_s=parts["compute_max"], bottleneck=parts["bottleneck"],
+            collective_bytes=float(parts["collective_bytes"] * max(N - 1, 0) / max(N, 1)),
+            edges_sent=int(round(parts["pairs"])))
+        return work, record
+
+    def root(self, root: int, edgefactor: int) -> tuple[float, float, list]:
+        graph, layout, growth, target = self.graph, self.layout, self.growth, self.target
+        n = graph.num_vertices
+        degree = layout.degree
+        visited = np.zeros(n, dtype=bool)
+        visited[root] = True
+        frontier = np.array([root], dtype=np.int64)
+        unexplored = float(degree.sum() - degree[root])
+        previous = 0
+        direction = TOP_DOWN
+        seed = True
+        records, total, level = [], 0.0, 0
+        while len(frontier):
+            seed = seed and len(frontier) <= math.sqrt(n) and direction == TOP_DOWN
+            if seed:
+                weight = float(degree[frontier].sum())
+                edge_growth = float(grown_degrees(growth, degree[frontier]).sum()) / weight if weight else growth.mean
+            else:
+                edge_growth = growth.reached_mean
+            work, record = self.level(root, level, frontier, visited, direction, seed, edge_growth)
+            records.append(record)
+            total += record.time_s
+            new = work.new_vertices
+            visited[new] = True
+            new_edges = float(degree[new].sum())
+            unexplored -= new_edges
+            if target.options.direction_optimising and len(new):
+                # Beamer's policy in target units: edges scale together, the
+                # frontier's vertices with the share of vertices that have an edge
+                direction = choose_direction(direction, frontier_edges=new_edges, unexplored_edges=unexplored,
+                                             frontier_vertices=int(round(len(new) * growth.vertices)),
+                                             prev_frontier_vertices=int(round(len(frontier) * growth.vertices)),
+                                             num_vertices=n)
+            previous = len(frontier)
+            frontier = new
+            level += 1
+        del previous
+        edges = graph.input_edges_in_component(visited) / graph.num_input_edges * edgefactor * target.vertices
+        return edges, total, records
+
+
+def project(graph: Graph, keys, machine: Machine, topology, algorithm, profile_scale: int, target_scale: int,
+            edgefactor: int, progress=lambda message: None) -> list:
+    """Steps 1-4 for every search key: [(root, edges, time, records)]."""
+    projector = Projector(graph, machine, topology, algorithm.options, profile_scale, target_scale, edgefactor)
+    progress(f"{len(keys)} roots on {projector.V} virtual nodes; hubs per virtual node "
+             f"{projector.per_virtual_hubs['top-down']} (top-down) and {projector.per_virtual_hubs['bottom-up']} "
+             f"(bottom-up) standing for the target's {projector.hubs_t['top-down']} and "
+             f"{projector.hubs_t['bottom-up']} per node")
+
+    def one(root):
+        edges, time_s, records = projector.root(int(root), edgefactor)
+        return int(root), edges, time_s, records
+
+    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+        return list(pool.map(one, keys))
