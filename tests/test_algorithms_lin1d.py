@@ -97,9 +97,9 @@ def test_direct_cpe_is_refused_when_the_consumers_spm_cannot_buffer_every_destin
     (the Direct_CPE failure of Fig. 11 comes from this check)."""
     machine = load_machine("sunway_taihulight")
     direct_cpe = get_algorithm("lin1d:relay=off")
-    direct_cpe.check(machine, 2**20, 1024)
+    direct_cpe.check(machine, 2**20, 1025)  # 1,024 other nodes
     with pytest.raises(UserError, match="scratch pads"):
-        direct_cpe.check(machine, 2**20, 2048)
+        direct_cpe.check(machine, 2**20, 1026)
     get_algorithm("lin1d").check(machine, 2**20, 40768)  # relay: max(160 groups, 256 members)
     get_algorithm("lin1d:relay=off,modules=mpe").check(machine, 2**20, 40768)
 
@@ -131,11 +131,13 @@ def test_modules_share_four_clusters_one_each_at_most():
 
 def test_small_messages_are_handled_on_the_receiving_mpe():
     """5: inputs under 1 KB run on the MPE. Node 0 receives 100 pairs
-    (800 B) from node 1 and 1,000 (8,000 B) from node 2: 100 / 1,100 small."""
+    (800 B) from node 1 and 1,000 (8,000 B) from node 2: 100 small pairs."""
     machine = load_machine("sunway_taihulight")
     pairs = np.zeros((3, 3))
     pairs[1, 0], pairs[2, 0] = 100, 1000
-    assert pricing.small_share(pairs, machine)[0] == pytest.approx(100 / 1100)
+    assert pricing.small_pairs([pairs], machine)[0] == 100
+    # a peer's pairs in two phases are two messages, each judged on its own
+    assert pricing.small_pairs([pairs / 10, pairs / 10], machine)[0] == 2 * (10 + 100)
     assert pricing.messages(pairs, machine)[2, 0] == math.ceil(8000 / 65536)
 
 
@@ -169,3 +171,11 @@ def test_small_share_is_the_size_biased_poisson_tail():
 
     assert small_share(1.0, 3) == pytest.approx(2 * math.exp(-1))
     assert small_share(0.0, 3) == 0.0 and small_share(1e6, 128) == 0.0
+
+
+@pytest.mark.parametrize("variant", ["lin1d:modules=mpe", "lin1d:relay=off,modules=mpe"])
+def test_the_mpe_variants_project(variant):
+    """Was a ValueError (scalar and per-node unit times mixed)."""
+    doc = run(RunConfig(machine="sunway_taihulight", algorithm=variant, nodes=256, scale=20, roots=2, seed=1,
+                        mode="project", profile_scale=12))
+    assert doc["teps"]["harmonic_mean"] > 0

@@ -38,8 +38,6 @@ from . import pricing
 from . import work as lin
 from .work import Layout, Lin1DOptions
 
-COUNT_WORDS = 2  # frontier edges and frontier vertices, for the direction policy
-PARENT_BYTES = 8
 BITMAPS = 3  # visited, current and next frontier, one bit per local vertex
 EDGE_TUPLE_BYTES = 16  # two 64-bit ids per generated edge while the graph is built
 OFFSET_BYTES = 8
@@ -85,13 +83,10 @@ class Lin1D(Algorithm):
                 f"use lin1d:relay=on, or lin1d:modules=mpe, or at most {fits + 1:,} nodes")
 
     def destinations(self, machine, nodes: int) -> int:
-        """Destinations one reaction module writes batches for: every node
-        directly; with relay, the groups (stage one) or a group's members
-        (the relay's stage two), whichever is more."""
-        if not self.options.relay:
-            return nodes
-        size = min(machine.section("lin1d").group_size, nodes)
-        return max(-(-nodes // size), size)
+        """Destinations one reaction module writes batches for: every other
+        node directly; with relay, the relays at its column and its own
+        group's members (lin.peer_count)."""
+        return lin.peer_count(nodes, machine.section("lin1d").group_size, self.options.relay)
 
     def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None,
                           graph_kind: str = "kronecker") -> float:
@@ -102,9 +97,8 @@ class Lin1D(Algorithm):
         local = -(-num_vertices // nodes)
         structure = num_directed_edges / nodes * section.adjacency_entry_bytes + local * OFFSET_BYTES
         building = num_directed_edges / 2 / nodes * EDGE_TUPLE_BYTES
-        peers = nodes - 1 if not self.options.relay else min(
-            nodes - 1, self.destinations(machine, nodes) + section.group_size - 1)
-        visit = (local * (PARENT_BYTES + BITMAPS / 8) + nodes * section.hubs_bottom_up / 8
+        peers = lin.peer_count(nodes, section.group_size, self.options.relay)
+        visit = (local * (section.parent_bytes + BITMAPS / 8) + nodes * section.hubs_bottom_up / 8
                  + float(pricing.connection_bytes(machine, peers)))
         return structure + max(building, visit)
 
@@ -138,7 +132,6 @@ class _Run:
         self.visited = np.zeros(self.n, dtype=bool)
         self.visited[root] = True
         self.frontier = np.array([root], dtype=np.int64)
-        self.previous_frontier = 0
         self.unexplored_edges = int(self.layout.degree.sum()) - int(self.layout.degree[root])
         self.direction = TOP_DOWN
         self.records: list[LevelRecord] = []
@@ -156,7 +149,8 @@ class _Run:
         next_direction = self._next_direction(work)
         hubs = layout.hubs(next_direction)
         frontier_hubs = np.bincount(layout.owner(work.new_vertices[hubs[work.new_vertices]]), minlength=self.N)
-        gather = pricing.hub_gather_bytes(frontier_hubs, layout.hubs_per_node[next_direction]) + 8 * COUNT_WORDS * self.N
+        gather = pricing.gather_bytes(float(np.count_nonzero(frontier_hubs)), self.N,
+                                      layout.hubs_per_node[next_direction])
         return work, priced, next_direction, gather
 
     def _next_direction(self, work: lin.LevelWork) -> str:
@@ -194,7 +188,6 @@ class _Run:
         self.parent[new] = work.new_parents
         self.visited[new] = True
         self.unexplored_edges -= int(self.layout.degree[new].sum())
-        self.previous_frontier = len(self.frontier)
         self.frontier = new
         self.direction = next_direction
         self._level += 1
@@ -232,7 +225,8 @@ def price_level(machine, network, layout: Layout, work: lin.LevelWork, options: 
         payload = pairs * section.pair_bytes
         packets = sum(machine.network.packets(p * section.pair_bytes) for p in phases)
         loads = network.traffic_loads(payload, packets)
-        small = pricing.small_share(pairs, machine)
+        # inputs under lin1d.small_input, message by message (phase by phase)
+        small = pricing.small_pairs(phases, machine) / np.maximum(pairs.sum(axis=0), 1e-300)
         messages_out, messages_in = messages.sum(axis=1), messages.sum(axis=0)
     else:
         pairs = np.zeros((N, N))

@@ -34,6 +34,8 @@ MODULES = ("forward_generator", "backward_generator", "backward_handler", "forwa
 HANDLERS = ("backward_handler", "forward_handler", "forward_relay", "backward_relay")
 OFFSETS_BYTES = 16  # a vertex's two CSR offsets, read before its entries
 MODULE_MPES = 2  # M2 and M3: the MPEs that neither send nor receive (4.2)
+FLAG_BYTES = 8  # one word
+COUNT_WORDS = 2  # frontier edges and vertices, for the direction policy
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class ModuleDemand:
     written_bytes: object  # written in batches
     random_accesses: object  # random main-memory accesses
     items: object  # pairs or entries the module handles
+    tests: object = 0.0  # tests of local bitmaps (in the scratch pads on a cluster; a memory latency each on an MPE)
 
 
 def demands(machine: Machine, counts: dict, direction: str) -> dict:
@@ -54,7 +57,7 @@ def demands(machine: Machine, counts: dict, direction: str) -> dict:
     batch = machine.section("cpe_cluster").batch_bytes
     P, E = lin.pair_bytes, lin.adjacency_entry_bytes
     c = counts
-    none = ModuleDemand(0.0, batch, 0.0, 0.0, 0.0, 0.0)
+    none = ModuleDemand(0.0, batch, 0.0, 0.0, 0.0, 0.0, 0.0)
     read = c["vertices_read"] * OFFSETS_BYTES + c["entries_read"] * E
     generated = c["pairs_generated"] * P
     if direction == "top-down":
@@ -66,21 +69,25 @@ def demands(machine: Machine, counts: dict, direction: str) -> dict:
                                generated, 0.0, c["entries_read"])
         backward = none
     else:
-        # the sweep reads the lists of consecutive unvisited vertices in batches
+        # the sweep reads the lists of consecutive unvisited vertices in
+        # batches; it tests each vertex's visited bit and its hub neighbours'
+        # bits (the gathered hub bitmap: a random access)
         forward = none
-        backward = ModuleDemand(read, batch, generated, generated, c["hub_bits"], c["entries_read"])
+        backward = ModuleDemand(read, batch, generated, generated, c["hub_bits"], c["entries_read"],
+                                c["vertices_read"])
     return {
         "forward_generator": forward,
         "backward_generator": backward,
         # a Backward Handler tests u in the frontier bitmap spread over the
         # scratch pads: the shuffle routes every pair to the CPE holding u
         "backward_handler": ModuleDemand(c["backward_in"] * P, batch, c["backward_in"] * P, c["answers"] * P,
-                                         0.0, c["backward_in"]),
-        # a Forward Handler tests v likewise, reads the hub entries it keeps,
-        # and writes the parent of each vertex it claims
+                                         0.0, c["backward_in"], c["backward_in"]),
+        # a Forward Handler tests v likewise, reads the hub entries it keeps
+        # (each then routed as a pair to the CPE holding the bit), and writes
+        # the parent of each vertex it claims
         "forward_handler": ModuleDemand(c["forward_in"] * P + c["hub_entries"] * E, batch,
                                         (c["forward_in"] + c["hub_entries"]) * P, 0.0, c["claims"],
-                                        c["forward_in"] + c["hub_entries"]),
+                                        c["forward_in"] + c["hub_entries"], c["forward_in"] + c["hub_entries"]),
         "forward_relay": ModuleDemand(c["relayed_forward"] * P, batch, c["relayed_forward"] * P,
                                       c["relayed_forward"] * P, 0.0, c["relayed_forward"]),
         "backward_relay": ModuleDemand(c["relayed_backward"] * P, batch, c["relayed_backward"] * P,
@@ -103,9 +110,9 @@ def mpe_seconds(machine: Machine, demand: ModuleDemand):
     """One module on one MPE (per node; arrays allowed)."""
     cpe, lin = machine.section("cpe_cluster"), machine.section("lin1d")
     streamed = (np.asarray(demand.read_bytes) + np.asarray(demand.written_bytes)) / cpe.mpe_bandwidth_Bps
-    # every pair a handler or generator handles tests a bitmap that the
-    # MPE's cache cannot hold: one memory latency each
-    tests = np.asarray(demand.shuffled_bytes) / lin.pair_bytes + np.asarray(demand.random_accesses)
+    # a bitmap test or a random access waits a memory latency: the MPE's
+    # 256 KB L2 cannot hold bitmaps of megabytes
+    tests = np.asarray(demand.tests) + np.asarray(demand.random_accesses)
     return (streamed + tests * cpe.memory_latency_s
             + np.asarray(demand.items) * lin.mpe_item_cycles / machine.node.clock_hz)
 
@@ -122,7 +129,7 @@ class NodeTimes:
 
     @property
     def compute(self) -> np.ndarray:
-        return np.maximum.reduce([self.clusters, self.module_mpes, self.sender, self.receiver])
+        return np.maximum(np.maximum(self.clusters, self.module_mpes), np.maximum(self.sender, self.receiver))
 
 
 def shared(times: list, units: int):
@@ -156,9 +163,11 @@ def node_times(machine: Machine, counts: dict, direction: str, small_share: dict
         on_clusters.append(placed[name])
         if name in HANDLERS:
             receiver = receiver + mpe_seconds(machine, _scaled(demand, np.asarray(small)))
-    # M1 notifies a cluster for every message it hands on (busy-wait flags, 4.2)
+    # M1 notifies a cluster for every message it hands on (busy-wait flags,
+    # 4.2): those it does not handle itself
     if modules != "mpe":
-        receiver = receiver + np.asarray(messages_in, dtype=np.float64) * cpe.notify_latency_s
+        handed_on = 1.0 - np.asarray(small_share.get("forward_handler", 0.0))
+        receiver = receiver + np.asarray(messages_in, dtype=np.float64) * handed_on * cpe.notify_latency_s
     zeros = np.zeros_like(receiver)
     return NodeTimes(clusters=shared(on_clusters, cpe.clusters) + zeros,
                      module_mpes=shared(on_mpes, MODULE_MPES) + zeros,
@@ -169,7 +178,8 @@ def node_times(machine: Machine, counts: dict, direction: str, small_share: dict
 def _scaled(demand: ModuleDemand, share) -> ModuleDemand:
     return ModuleDemand(np.asarray(demand.read_bytes) * share, demand.read_chunk,
                         np.asarray(demand.shuffled_bytes) * share, np.asarray(demand.written_bytes) * share,
-                        np.asarray(demand.random_accesses) * share, np.asarray(demand.items) * share)
+                        np.asarray(demand.random_accesses) * share, np.asarray(demand.items) * share,
+                        np.asarray(demand.tests) * share)
 
 
 def messages(pairs: np.ndarray, machine: Machine) -> np.ndarray:
@@ -179,14 +189,13 @@ def messages(pairs: np.ndarray, machine: Machine) -> np.ndarray:
     return np.ceil(pairs * lin.pair_bytes / lin.message_bytes)
 
 
-def small_share(pairs: np.ndarray, machine: Machine) -> np.ndarray:
-    """Per receiving node, the share of its pairs that arrive in messages
-    smaller than ``lin1d.small_input`` (whole-phase messages to one peer
-    below the threshold; larger ones are cut into full messages)."""
+def small_pairs(phases: list, machine: Machine) -> np.ndarray:
+    """Per receiving node, the pairs that arrive in messages smaller than
+    ``lin1d.small_input`` (a phase's pairs from one peer below the
+    threshold go in one small message; larger ones are cut into full
+    messages). ``phases``: N x N pair counts, one matrix per phase."""
     lin = machine.section("lin1d")
-    small = np.where(pairs * lin.pair_bytes < lin.small_input_bytes, pairs, 0.0).sum(axis=0)
-    total = pairs.sum(axis=0)
-    return np.divide(small, total, out=np.zeros_like(total), where=total > 0)
+    return sum(np.where(p * lin.pair_bytes < lin.small_input_bytes, p, 0.0).sum(axis=0) for p in phases)
 
 
 def pipeline_latency_s(machine: Machine, phases: int, route_latency_s: float) -> float:
@@ -198,11 +207,12 @@ def pipeline_latency_s(machine: Machine, phases: int, route_latency_s: float) ->
     return cpe.notify_latency_s + phases * per_phase
 
 
-def hub_gather_bytes(hub_frontier_nodes: np.ndarray, hubs_per_node: int) -> float:
-    """Bytes the closing allgather collects: a node whose hubs have a
-    frontier sends their bitmap, one that has none a one-word flag (5)."""
+def gather_bytes(hub_nodes: float, nodes: int, hubs_per_node: int) -> float:
+    """Bytes the closing allgather collects: a node whose hubs are in the
+    next frontier sends their bitmap, the others a one-word flag (5); every
+    node adds the direction policy's counts."""
     bitmap = -(-hubs_per_node // 8)
-    return float(np.where(hub_frontier_nodes > 0, bitmap, 8).sum())
+    return hub_nodes * bitmap + (nodes - hub_nodes) * FLAG_BYTES + nodes * COUNT_WORDS * FLAG_BYTES
 
 
 def connection_bytes(machine: Machine, peers) -> np.ndarray:

@@ -50,11 +50,8 @@ from ...records import LevelRecord
 from ..cp1d.project_spi import Spread, heavy_vertices_at_profile, virtual_nodes
 from . import pricing
 from . import work as lin
-from .execute import COUNT_WORDS
 
 PROFILE_VERTEX_PER_NODE = False
-# what makes a node busy: the entries and pairs its modules handle
-ITEM_COUNTS = ("entries_read", "hub_entries", "backward_in", "forward_in")
 # counters that count entries or pairs (they grow with a reached vertex's degree)
 EDGE_COUNTS = ("entries_read", "hub_bits", "hub_entries", "pairs_generated", "backward_in", "answers",
                "forward_in", "relayed_forward", "relayed_backward")
@@ -168,8 +165,7 @@ def price(target: Target, counts_mean: dict, counts_max: dict, direction: str, c
     stages = sum(2 if len(phases(target, pairs)) == 3 else 1 for pairs in channels.values() if pairs > 0)
     latency = (pricing.pipeline_latency_s(machine, stages, target.route_s) if out_pairs
                else machine.section("cpe_cluster").notify_latency_s)
-    # the hub gather: a bitmap from a node with frontier hubs, a flag from the others
-    gather = (hub_nodes * -(-hubs_per_node // 8) + (N - hub_nodes) * 8) + 8 * COUNT_WORDS * N
+    gather = pricing.gather_bytes(hub_nodes, N, hubs_per_node)
     closing = allgather_time(machine.collectives, N, gather)
     terms = {"compute": compute, "injection": inject, "link": link}
     return busy + latency + closing, dict(
@@ -206,7 +202,9 @@ class Projector:
         self.per_virtual_hubs = per_virtual
 
     def level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray, direction: str,
-              seed: bool, edge_growth: float) -> tuple[lin.LevelWork, LevelRecord]:
+              seed: bool, edge_growth: float, next_direction) -> tuple[lin.LevelWork, LevelRecord]:
+        """One level at the target; ``next_direction(work)`` is the policy's
+        choice after it (the closing gather depends on it)."""
         target, layout = self.target, self.layout
         N = target.nodes
         options = lin.Lin1DOptions(relay=False, modules=target.options.modules,
@@ -215,17 +213,19 @@ class Projector:
         work = step(layout, frontier, visited, options)
         kappa = self.V / N if seed else self.per_node_bulk
         spread = Spread(kappa, self.widening, 1.0 if seed else self.hub_growth, N)
-        # The busiest target node is the busiest virtual node's counters,
-        # all of them (not each counter's own maximum, which different nodes
-        # hold), scaled so that its items follow the Spread's busiest.
+        # The busiest target node is the virtual node whose modules take
+        # longest, all its counters (not each counter's own maximum, which
+        # different nodes hold), scaled to the Spread's busiest time, and
+        # never below the mean node in any module.
         grown = {name: values * (edge_growth if name in EDGE_COUNTS else 1.0)
                  for name, values in work.counts.items() if not name.startswith("relayed_")}
-        items = sum(grown[name] for name in ITEM_COUNTS)
-        busiest_node = int(np.argmax(items)) if items.size else 0
-        items_mean, items_busiest, _ = spread.mean_and_busiest(items)
-        scale_busiest = items_busiest / float(items[busiest_node]) if items.size and items[busiest_node] > 0 else kappa
+        module_s = pricing.node_times(target.machine, {**grown, "relayed_forward": 0.0, "relayed_backward": 0.0},
+                                      direction, {}, 0.0, 0.0, target.options.modules).compute
+        module_s = np.broadcast_to(np.asarray(module_s, dtype=np.float64), (self.V,))
+        busiest_node = int(np.argmax(module_s))
+        _, busiest_s, _ = spread.mean_and_busiest(module_s)
+        scale_busiest = busiest_s / float(module_s[busiest_node]) if module_s[busiest_node] > 0 else kappa
         counts_mean = {name: float(values.mean()) * kappa for name, values in grown.items()}
-        # (never below the mean node's: the busiest node is busiest in every module)
         counts_max = {name: max(float(values[busiest_node]) * scale_busiest, counts_mean[name])
                       for name, values in grown.items()}
         # the busiest sender and receiver of pairs, each its own node's
@@ -241,10 +241,20 @@ class Projector:
             channels = {"backward": counts_mean["pairs_generated"] * remote,
                         "forward": counts_mean["answers"] * remote}
         vertex_scale = 1.0 if seed else target.vertices / layout.n * self.growth.vertices
-        hub_frontier_t = work.hub_frontier * (1.0 if seed else vertex_scale)
+        # the closing gather announces the next frontier's hubs (of the next
+        # direction's set), as executed; the profile's hubs stand for the
+        # target's in the ratio of the two sets
+        nxt = next_direction(work)
+        new = work.new_vertices
+        hubs_profile = int(layout.hubs(nxt)[new].sum())
+        per_virtual = self.per_virtual_hubs[nxt]
+        if seed and len(new) <= math.sqrt(layout.n) and nxt == TOP_DOWN:
+            hub_frontier_t = float(hubs_profile)  # a seed frontier: the same few vertices at the target
+        else:
+            hub_frontier_t = hubs_profile * self.hubs_t[nxt] * N / (per_virtual * self.V) if per_virtual else 0.0
         hub_nodes = N * -math.expm1(-hub_frontier_t / N) if hub_frontier_t else 0.0
         time_s, parts = price(target, counts_mean, counts_max, direction, channels, hub_nodes,
-                              self.hubs_t[direction], loads)
+                              self.hubs_t[nxt], loads)
         record = LevelRecord.with_rest_as_synchronisation(
             root=root, level=level, direction=direction,
             frontier_vertices=int(round(len(frontier) * vertex_scale)),
@@ -264,7 +274,6 @@ class Projector:
         visited[root] = True
         frontier = np.array([root], dtype=np.int64)
         unexplored = float(degree.sum() - degree[root])
-        previous = 0
         direction = TOP_DOWN
         seed = True
         records, total, level = [], 0.0, 0
@@ -275,24 +284,28 @@ class Projector:
                 edge_growth = float(grown_degrees(growth, degree[frontier]).sum()) / weight if weight else growth.mean
             else:
                 edge_growth = growth.reached_mean
-            work, record = self.level(root, level, frontier, visited, direction, seed, edge_growth)
+            def decide(work, direction=direction, frontier=frontier, unexplored=unexplored):
+                """Beamer's policy in target units: edges scale together,
+                the frontier's vertices with the share of vertices that
+                have an edge."""
+                new = work.new_vertices
+                if not (target.options.direction_optimising and len(new)):
+                    return direction if len(new) else TOP_DOWN
+                return choose_direction(direction, frontier_edges=float(degree[new].sum()),
+                                        unexplored_edges=unexplored - float(degree[new].sum()),
+                                        frontier_vertices=int(round(len(new) * growth.vertices)),
+                                        prev_frontier_vertices=int(round(len(frontier) * growth.vertices)),
+                                        num_vertices=n)
+
+            work, record = self.level(root, level, frontier, visited, direction, seed, edge_growth, decide)
             records.append(record)
             total += record.time_s
             new = work.new_vertices
             visited[new] = True
-            new_edges = float(degree[new].sum())
-            unexplored -= new_edges
-            if target.options.direction_optimising and len(new):
-                # Beamer's policy in target units: edges scale together, the
-                # frontier's vertices with the share of vertices that have an edge
-                direction = choose_direction(direction, frontier_edges=new_edges, unexplored_edges=unexplored,
-                                             frontier_vertices=int(round(len(new) * growth.vertices)),
-                                             prev_frontier_vertices=int(round(len(frontier) * growth.vertices)),
-                                             num_vertices=n)
-            previous = len(frontier)
+            direction = decide(work)
+            unexplored -= float(degree[new].sum())
             frontier = new
             level += 1
-        del previous
         edges = graph.input_edges_in_component(visited) / graph.num_input_edges * edgefactor * target.vertices
         return edges, total, records
 

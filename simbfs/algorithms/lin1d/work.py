@@ -49,7 +49,7 @@ Parents
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -149,12 +149,17 @@ class Layout:
         members = np.minimum(self.N - group * M, M)
         return group * M + (src % M) % members
 
+    def destinations(self, relay: bool) -> int:
+        """Nodes one reaction module writes batches for (its consumers keep a
+        buffer for each): peer_count's."""
+        return peer_count(self.N, self.group_size, relay)
+
     def peers(self, relay: bool) -> np.ndarray:
-        """Nodes each node exchanges messages with (its MPI connections):
-        every other node directly; with relay, the node at its own column
-        in every other group and the other members of its own group: its
-        column and row of the matrix, N + M - 1 nodes counting itself once
-        as 4.4 counts them, so N + M - 2 besides itself."""
+        """Nodes each node exchanges messages with (its MPI connections),
+        enumerated: every other node directly; with relay, the node at its
+        own column in every other group and the other members of its own
+        group: G + M - 2 besides itself for G full groups of M (4.4 counts
+        G + M - 1 with the node itself)."""
         if not relay:
             return np.full(self.N, max(self.N - 1, 0))
         ranks = np.arange(self.N)
@@ -169,6 +174,18 @@ class Layout:
         talks = out | out.T | same_group
         np.fill_diagonal(talks, False)
         return talks.sum(axis=1)
+
+
+def peer_count(nodes: int, group_size: int, relay: bool) -> int:
+    """Peers of a node (closed form of Layout.peers for full groups): every
+    other node directly; with relay, the G - 1 nodes at its column in the
+    other groups and the M - 1 other members of its group (4.4 counts
+    N + M - 1 with the node itself, N being the groups)."""
+    if not relay:
+        return max(nodes - 1, 0)
+    size = max(1, min(group_size, nodes))
+    groups = -(-nodes // size)
+    return min(nodes - 1, (groups - 1) + (size - 1))
 
 
 # -------------------------------------------------------------- level work
@@ -200,8 +217,7 @@ class LevelWork:
     new_vertices: np.ndarray
     new_parents: np.ndarray
     edges_examined: int
-    hub_frontier: int  # frontier hubs the closing gather announces
-    extra: dict = field(default_factory=dict)
+    hub_frontier: int  # hubs (of this level's direction) in its frontier
 
 
 def _zeros(layout: Layout) -> np.ndarray:
@@ -228,6 +244,17 @@ def _smallest_parent(targets: np.ndarray, parents: np.ndarray):
     return t[first], p[first]
 
 
+def _hits_before(owners: np.ndarray, hit: np.ndarray) -> np.ndarray:
+    """For each entry of consecutive per-vertex lists (``owners`` sorted in
+    runs), how many entries of the same list before it are hits."""
+    if len(hit) == 0:
+        return np.zeros(0, dtype=np.int64)
+    before = np.cumsum(hit) - hit
+    starts = np.flatnonzero(np.concatenate([[True], owners[1:] != owners[:-1]]))
+    lengths = np.diff(np.append(starts, len(owners)))
+    return before - np.repeat(before[starts], lengths)
+
+
 def new_counts(layout: Layout) -> dict:
     names = ("frontier_read", "vertices_read", "entries_read", "hub_bits", "hub_entries", "pairs_generated",
              "backward_in", "answers", "forward_in", "claims", "relayed_forward", "relayed_backward")
@@ -240,7 +267,7 @@ def _route(layout: Layout, src: np.ndarray, dst: np.ndarray, channel: str, relay
     relay with its shuffle counted at the relay node)."""
     remote = src != dst
     src, dst = src[remote], dst[remote]
-    if not relay:
+    if not relay or layout.groups == 1:  # one group: every relay is the source or the destination
         phases.append(Pairs(src, dst, channel))
         return
     hop = layout.relay(src, dst)
@@ -299,10 +326,11 @@ def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options
     node = layout.owner(probers)
     counts["entries_read"] += np.bincount(node, minlength=layout.N)
     # The generator tests v's hub neighbours against the gathered hub bitmap
-    # first: a hit claims v on the spot, and nothing is sent for v.
+    # first, in order, up to the first hit: a hit claims v on the spot, and
+    # nothing is sent for v. (It reads v's entries either way.)
     is_hub = hub[nbrs]
-    counts["hub_bits"] += np.bincount(node[is_hub], minlength=layout.N)
     hub_hit = is_hub & in_frontier[nbrs]
+    counts["hub_bits"] += np.bincount(node[is_hub & (_hits_before(probers, hub_hit) == 0)], minlength=layout.N)
     claimed_here = np.zeros(layout.n, dtype=bool)
     claimed_here[probers[hub_hit]] = True
     send = ~is_hub & ~claimed_here[probers]
@@ -342,10 +370,6 @@ class Traffic:
     """A level's pairs between every pair of nodes, per phase."""
 
     pairs: list  # list of N x N arrays of pairs, one per phase
-
-    @property
-    def total(self) -> np.ndarray:
-        return sum(self.pairs) if self.pairs else None
 
 
 def traffic(layout: Layout, work: LevelWork) -> Traffic:
