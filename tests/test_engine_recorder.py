@@ -19,13 +19,14 @@ from simbfs.runner import RunConfig, run
 
 BGQ = dict(machine="bluegene_q", nodes=32, scale=12, seed=1)
 CELL = dict(machine="cell_be", graph="uniform", arity=8, scale=11, seed=1)
+SUNWAY = dict(machine="sunway_taihulight", nodes=32, scale=12, seed=1, overrides=["lin1d.group_size=8"])
 RUNS = {
     "bsp1d-do": BGQ, "bsp1d-topdown": BGQ, "cp1d-spi": BGQ, "cp1d-mpi": BGQ, "cp2d": BGQ,
-    "cell-overlap": CELL, "cell-bsp": CELL,
+    "cell-overlap": CELL, "cell-bsp": CELL, "lin1d": SUNWAY,
 }
 # the codes whose nodes alternate work, wait and collective: every span but
 # these overlapped ones tiles the node's time
-BULK_SYNCHRONOUS = {"bsp1d-do", "bsp1d-topdown", "cp1d-mpi", "cp2d", "cp1d-spi"}
+BULK_SYNCHRONOUS = {"bsp1d-do", "bsp1d-topdown", "cp1d-mpi", "cp2d", "cp1d-spi", "lin1d"}
 
 
 def _traced(algorithm: str, roots: int = 1):
@@ -48,9 +49,25 @@ def test_a_recorder_never_changes_the_result(algorithm):
     assert all("level" in span.detail for span in recorder.spans if span.resource != "dma")
 
 
+def test_lin1d_reports_its_modules_on_clusters_and_its_mpes():
+    """A bottom-up level's modules run on the CPE clusters, at most one
+    cluster each, and the MPEs send and receive; with relay the relays
+    show too."""
+    recorder = TimelineRecorder()  # large enough messages that the handlers run on clusters, not on M1
+    run(RunConfig(machine="sunway_taihulight", nodes=16, scale=16, seed=1, roots=1,
+                  overrides=["lin1d.group_size=4"], recorder=recorder))
+    modules = {(s.node, s.detail["level"], s.what): s.resource for s in recorder.spans
+               if s.resource.startswith("cluster")}
+    assert {"backward generator", "backward handler", "forward handler"} <= {w for _, _, w in modules}
+    assert any(w.endswith("relay") for _, _, w in modules)
+    assert {s.resource for s in recorder.spans} >= {"mpe0", "mpe1", "port", "cpu", "collective"}
+
+
 def _tiling(algorithm: str, spans):
     if algorithm == "cp1d-spi":  # the node's busy time overlaps its threads' and its port's
         return [s for s in spans if s.resource in ("node", "collective") or s.what == "wait"]
+    if algorithm == "lin1d":  # the node's busy time ("cpu") overlaps its clusters', MPEs' and port's
+        return [s for s in spans if s.resource in ("cpu", "collective")]
     return [s for s in spans if s.resource in ("cpu", "nic", "collective")]
 
 

@@ -167,6 +167,9 @@ class _Run:
             if self._pending is None:
                 self._pending = self._plan()
             work, priced, _, gather = self._pending
+            if self.recorder.enabled:
+                record_units(self.recorder, rank, self._level_start, self._level, work.direction, priced,
+                             self.machine.section("cpe_cluster").clusters)
             yield self.ctx.collectives.allgather(rank, gather / self.N, on_complete=self._finish_level,
                                                  after=float(priced.busy[rank]), work=f"{work.direction} modules",
                                                  level=self._level)
@@ -203,13 +206,43 @@ class _Run:
 class PricedLevel:
     """A level's per-node busy time and what set it."""
 
-    def __init__(self, busy, times, messages, payload_bytes, pairs_sent, bottleneck):
+    def __init__(self, busy, times, messages, payload_bytes, pairs_sent, bottleneck, port=None):
         self.busy = busy
         self.times = times
         self.messages = messages
         self.payload_bytes = payload_bytes
         self.pairs_sent = pairs_sent
         self.bottleneck = bottleneck
+        self.port = port  # per node: the longer of its sending and receiving at the port
+
+
+def record_units(recorder, rank: int, start: float, level: int, direction: str, priced: PricedLevel,
+                 clusters: int) -> None:
+    """The node's units over the level, for timelines (spans only; the
+    level's timing is set by price_level): each module on a CPE cluster,
+    placed in pipeline order on the first free one (at most one cluster per
+    module, the order the paper's first-come-first-served scheduler would
+    see them), or on M2/M3 with modules=mpe; M0 sending, M1 receiving and
+    handling small inputs; the port. All start at the level's start: the
+    modules run as a pipeline."""
+    times = priced.times
+    free = {f"cluster{k}": start for k in range(clusters)}
+    mpes = {"mpe2": start, "mpe3": start}
+    for name, seconds in times.modules.items():
+        seconds = float(np.broadcast_to(np.asarray(seconds, dtype=np.float64), (len(priced.busy),))[rank])
+        if seconds <= 0:
+            continue
+        units = mpes if float(np.asarray(times.module_mpes).max()) > 0 else free
+        unit = min(units, key=lambda u: (units[u], u))
+        recorder.record(rank, unit, units[unit], units[unit] + seconds, name.replace("_", " "), level=level,
+                        direction=direction)
+        units[unit] += seconds
+    for unit, seconds, what in (("mpe0", times.sender, "send (M0)"), ("mpe1", times.receiver, "receive (M1)"),
+                                ("port", priced.port, "network")):
+        value = float(np.broadcast_to(np.asarray(seconds, dtype=np.float64), (len(priced.busy),))[rank]) \
+            if seconds is not None else 0.0
+        if value > 0:
+            recorder.record(rank, unit, start, start + value, what, level=level, direction=direction)
 
 
 def price_level(machine, network, layout: Layout, work: lin.LevelWork, options: Lin1DOptions) -> PricedLevel:
@@ -244,4 +277,5 @@ def price_level(machine, network, layout: Layout, work: lin.LevelWork, options: 
         machine.section("cpe_cluster").notify_latency_s
     slowest = {name: float(np.max(value)) for name, value in terms.items()}
     return PricedLevel(busy + latency, times, float(messages.sum()), float(pairs.sum() * section.pair_bytes),
-                       float(pairs.sum()), max(slowest, key=slowest.get))
+                       float(pairs.sum()), max(slowest, key=slowest.get),
+                       port=np.maximum(loads.inject_s, loads.eject_s))
