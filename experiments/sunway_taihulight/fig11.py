@@ -20,7 +20,6 @@ best up to 256 nodes, fails beyond for lack of SPM).
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from pathlib import Path
@@ -29,11 +28,11 @@ if not __package__:  # run as a file: make `experiments` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from experiments import lib  # noqa: E402
+from experiments.sunway_taihulight import sunway as S  # noqa: E402
 from simbfs.claims import claim  # noqa: E402
 from simbfs.errors import UserError  # noqa: E402
 
-MACHINE = "sunway_taihulight"
-SEED = 1
+MACHINE = S.MACHINE
 # (the paper's name, the simbfs algorithm)
 VARIANTS = (("Relay_CPE", "lin1d"), ("Relay_MPE", "lin1d:modules=mpe"),
             ("Direct_CPE", "lin1d:relay=off"), ("Direct_MPE", "lin1d:relay=off,modules=mpe"))
@@ -49,22 +48,8 @@ TIE = 0.01  # ratios within 1% of 1 are ties (below 256 nodes relay changes noth
 PAPER_DIRECT_MPE_CAP, PAPER_DIRECT_MPE_FAILS, PAPER_DIRECT_CPE_BEST = 4096, 16384, 256
 
 
-def scale_for(nodes: int, per_node: int) -> int:
-    return round(math.log2(nodes * per_node))
-
-
-def project(algorithm: str, nodes: int, scale: int, roots: int, profile_scale: int) -> dict:
-    doc = lib.simulate(machine=MACHINE, nodes=nodes, scale=scale, roots=roots, seed=SEED, algorithm=algorithm,
-                       mode="project", profile_scale=profile_scale)
-    assert doc["mode"] == "projected"
-    return doc
-
-
 def main(argv=None) -> list[dict]:
-    options = lib.parser(__doc__, MACHINE)
-    options.add_argument("--roots", type=int, default=4, help="search keys per point (default 4)")
-    options.add_argument("--profile-scale", type=int, default=18, help="scale of the executed profile (default 18)")
-    args = options.parse_args(argv)
+    args = S.projected_figure_options(__doc__, argv)
     out = lib.out_dir(args)
     nodes_list = QUICK["nodes"] if args.quick else NODES
     per_node = QUICK["per_node"] if args.quick else PER_NODE
@@ -73,12 +58,12 @@ def main(argv=None) -> list[dict]:
     started = time.time()
     rows = []
     for nodes in nodes_list:
-        scale = scale_for(nodes, per_node)
+        scale = S.scale_for(nodes, per_node)
         for variant, algorithm in VARIANTS:
             row = {"variant": variant, "algorithm": algorithm, "mode": "projected", "nodes": nodes, "scale": scale,
                    "vertices_per_node": 2**scale / nodes, "roots": roots, "profile_scale": profile_scale}
             try:
-                doc = project(algorithm, nodes, scale, roots, profile_scale)
+                doc = S.project(algorithm, nodes, scale, roots, profile_scale)
             except UserError as error:
                 row.update({"harmonic_mean_gteps": "", "gteps_per_node": "", "min_gteps": "", "median_gteps": "",
                             "max_gteps": "", "refused": str(error)})

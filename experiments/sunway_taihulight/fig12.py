@@ -16,7 +16,6 @@ nodes; at 40,768 nodes 26.2M per node nearly 4x 6.5M, and 6.5M nearly 4x
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from pathlib import Path
@@ -25,11 +24,11 @@ if not __package__:  # run as a file: make `experiments` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from experiments import lib  # noqa: E402
+from experiments.sunway_taihulight import sunway as S  # noqa: E402
 from simbfs.claims import claim  # noqa: E402
 
-MACHINE = "sunway_taihulight"
+MACHINE = S.MACHINE
 ALGORITHM = "lin1d"
-SEED = 1
 # (label, vertices per node): the paper's sizes, 2^36, 2^38 and 2^40 vertices on 40,768 nodes
 SIZES = (("1.6M", 1.6e6), ("6.5M", 6.5e6), ("26.2M", 26.2e6))
 NODES = (80, 320, 1280, 5120, 20480, 40768)
@@ -41,22 +40,8 @@ NEARLY = 0.25  # what we call "nearly 4x": within 25% (3x to 5x); the paper give
 CLOSE = 0.8  # what we call "almost linear": TEPS per node at least this share of 80 nodes'; no number either
 
 
-def scale_for(nodes: int, per_node: float) -> int:
-    return round(math.log2(nodes * per_node))
-
-
-def project(nodes: int, scale: int, roots: int, profile_scale: int) -> dict:
-    doc = lib.simulate(machine=MACHINE, nodes=nodes, scale=scale, roots=roots, seed=SEED, algorithm=ALGORITHM,
-                       mode="project", profile_scale=profile_scale)
-    assert doc["mode"] == "projected"
-    return doc
-
-
 def main(argv=None) -> list[dict]:
-    options = lib.parser(__doc__, MACHINE)
-    options.add_argument("--roots", type=int, default=4, help="search keys per point (default 4)")
-    options.add_argument("--profile-scale", type=int, default=18, help="scale of the executed profile (default 18)")
-    args = options.parse_args(argv)
+    args = S.projected_figure_options(__doc__, argv)
     out = lib.out_dir(args)
     sizes = QUICK["sizes"] if args.quick else SIZES
     nodes_list = QUICK["nodes"] if args.quick else NODES
@@ -66,8 +51,8 @@ def main(argv=None) -> list[dict]:
     rows = []
     for size, per_node in sizes:
         for nodes in nodes_list:
-            scale = scale_for(nodes, per_node)
-            doc = project(nodes, scale, roots, profile_scale)
+            scale = S.scale_for(nodes, per_node)
+            doc = S.project(ALGORITHM, nodes, scale, roots, profile_scale)
             teps = doc["teps"]
             rows.append({"mode": "projected", "algorithm": ALGORITHM, "size": size, "vertices_per_node": per_node,
                          "nodes": nodes, "scale": scale, "actual_vertices_per_node": 2**scale / nodes,
