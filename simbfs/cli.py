@@ -123,11 +123,12 @@ def _add_simulation_options(parser: argparse.ArgumentParser) -> None:
                      help="BFS variant: " + ", ".join(sorted(ALGORITHMS)) + " (default: the machine's). "
                           "cp1d-* take options after a colon, e.g. cp1d-spi:compression=off,threads=16 "
                           "(direction-optimising, compression, load-balancing: on/off; representation: "
-                          "coarse-index, skip-list or edge-list; threads)")
+                          "coarse-index, skip-list or edge-list; threads); lin1d takes relay=on/off, "
+                          "modules=cpe/mpe, direction-optimising=on/off")
     parser.add_argument("--mode", choices=("execute", "project"), default="execute",
                      help="execute the BFS on the generated graph (default), or project a run too large "
-                          "for this computer from a BFS profile at a smaller scale (bsp1d-*, cp1d-* and cp2d "
-                          "on Kronecker graphs; every output then says 'projected')")
+                          "for this computer from a BFS profile at a smaller scale (bsp1d-*, cp1d-*, cp2d and "
+                          "lin1d on Kronecker graphs; every output then says 'projected')")
     parser.add_argument("--profile-scale", type=_positive_int, metavar="S",
                      help="--mode project: scale of the executed BFS profile (default: min(--scale, 20))")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
