@@ -47,7 +47,7 @@ from ...graph import Graph
 from ...machine.model import Machine
 from ...projection import Growth, grown_degrees, poisson_ceil_mean
 from ...records import LevelRecord
-from ..cp1d.project_spi import Spread, heavy_vertices_at_profile, virtual_nodes
+from ...projection.virtual import Spread, heavy_vertices_at_profile, virtual_nodes
 from . import pricing
 from . import work as lin
 
