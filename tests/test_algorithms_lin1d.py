@@ -179,3 +179,16 @@ def test_the_mpe_variants_project(variant):
     doc = run(RunConfig(machine="sunway_taihulight", algorithm=variant, nodes=256, scale=20, roots=2, seed=1,
                         mode="project", profile_scale=12))
     assert doc["teps"]["harmonic_mean"] > 0
+
+
+def test_the_closing_gather_carries_the_bottom_up_hubs_around_a_bottom_up_level():
+    """The next level tests its own direction's hub bits; after a bottom-up
+    level the bottom-up set (which holds the top-down one) is gathered, so
+    a hub claimed by a neighbour's owner reaches its own (review finding)."""
+    assert lin.gathered_hubs("top-down", "top-down") == "top-down"
+    assert lin.gathered_hubs("top-down", "bottom-up") == "bottom-up"
+    assert lin.gathered_hubs("bottom-up", "top-down") == "bottom-up"
+    assert lin.gathered_hubs("bottom-up", "bottom-up") == "bottom-up"
+    spec_graph = generate_graph(GraphSpec("kronecker", 12, seed=1))
+    layout = lin.Layout(spec_graph, 16, 4, 4, 8)
+    assert (layout.hub_top_down <= layout.hub_bottom_up).all()  # the top-down hubs are bottom-up hubs too

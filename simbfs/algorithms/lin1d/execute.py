@@ -147,10 +147,11 @@ class _Run:
         work = step(layout, self.frontier, self.visited, opts)
         priced = price_level(self.machine, self.ctx.network, layout, work, opts)
         next_direction = self._next_direction(work)
-        hubs = layout.hubs(next_direction)
+        gathered = lin.gathered_hubs(work.direction, next_direction)
+        hubs = layout.hubs(gathered)
         frontier_hubs = np.bincount(layout.owner(work.new_vertices[hubs[work.new_vertices]]), minlength=self.N)
         gather = pricing.gather_bytes(float(np.count_nonzero(frontier_hubs)), self.N,
-                                      layout.hubs_per_node[next_direction])
+                                      layout.hubs_per_node[gathered])
         return work, priced, next_direction, gather
 
     def _next_direction(self, work: lin.LevelWork) -> str:

@@ -245,16 +245,17 @@ class Projector:
         # direction's set), as executed; the profile's hubs stand for the
         # target's in the ratio of the two sets
         nxt = next_direction(work)
+        gathered = lin.gathered_hubs(direction, nxt)
         new = work.new_vertices
-        hubs_profile = int(layout.hubs(nxt)[new].sum())
-        per_virtual = self.per_virtual_hubs[nxt]
+        hubs_profile = int(layout.hubs(gathered)[new].sum())
+        per_virtual = self.per_virtual_hubs[gathered]
         if seed and len(new) <= math.sqrt(layout.n) and nxt == TOP_DOWN:
             hub_frontier_t = float(hubs_profile)  # a seed frontier: the same few vertices at the target
         else:
-            hub_frontier_t = hubs_profile * self.hubs_t[nxt] * N / (per_virtual * self.V) if per_virtual else 0.0
+            hub_frontier_t = hubs_profile * self.hubs_t[gathered] * N / (per_virtual * self.V) if per_virtual else 0.0
         hub_nodes = N * -math.expm1(-hub_frontier_t / N) if hub_frontier_t else 0.0
         time_s, parts = price(target, counts_mean, counts_max, direction, channels, hub_nodes,
-                              self.hubs_t[nxt], loads)
+                              self.hubs_t[gathered], loads)
         record = LevelRecord.with_rest_as_synchronisation(
             root=root, level=level, direction=direction,
             frontier_vertices=int(round(len(frontier) * vertex_scale)),

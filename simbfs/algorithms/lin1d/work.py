@@ -188,6 +188,14 @@ def peer_count(nodes: int, group_size: int, relay: bool) -> int:
     return min(nodes - 1, (groups - 1) + (size - 1))
 
 
+def gathered_hubs(direction: str, next_direction: str) -> str:
+    """Whose hub set the closing gather of a level carries: the next
+    level's (it tests those bits), and after a bottom-up level the
+    bottom-up set, which holds the top-down one, so that a hub claimed by
+    the owner of one of its neighbours reaches its own owner."""
+    return "bottom-up" if "bottom-up" in (direction, next_direction) else "top-down"
+
+
 # -------------------------------------------------------------- level work
 # Counters per node (arrays of N) that pricing.py turns into module times:
 #   frontier_read, vertices_read: frontier (top-down) or unvisited (bottom-up)
