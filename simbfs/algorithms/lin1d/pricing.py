@@ -32,6 +32,8 @@ from ...machine.model import Machine
 MODULES = ("forward_generator", "backward_generator", "backward_handler", "forward_handler",
            "forward_relay", "backward_relay")
 HANDLERS = ("backward_handler", "forward_handler", "forward_relay", "backward_relay")
+# counters of work that arrives in messages (the rest of a handler's work is local)
+MESSAGE_FED = ("backward_in", "answers", "forward_in", "relayed_forward", "relayed_backward")
 OFFSETS_BYTES = 16  # a vertex's two CSR offsets, read before its entries
 MODULE_MPES = 2  # M2 and M3: the MPEs that neither send nor receive (4.2)
 FLAG_BYTES = 8  # one word
@@ -149,6 +151,12 @@ def node_times(machine: Machine, counts: dict, direction: str, small_share: dict
     cpe = machine.section("cpe_cluster")
     messaging = machine.messaging
     need = demands(machine, counts, direction)
+    # a handler's message-fed work (the pairs it receives) and the rest (the
+    # hub entries it reads, the parents it writes): only the former arrives
+    # in messages, so only its small share runs on M1
+    zero = {name: 0.0 for name in counts}
+    fed = demands(machine, {**zero, **{k: counts[k] for k in MESSAGE_FED if k in counts}}, direction)
+    local = demands(machine, {**counts, **{k: 0.0 for k in MESSAGE_FED if k in counts}}, direction)
     placed, on_clusters, on_mpes = {}, [], []
     receiver = np.asarray(messages_in, dtype=np.float64) * messaging.receive_overhead_s
     for name in MODULES:
@@ -157,12 +165,14 @@ def node_times(machine: Machine, counts: dict, direction: str, small_share: dict
             placed[name] = mpe_seconds(machine, demand)
             on_mpes.append(placed[name])
             continue
-        small = small_share.get(name, 0.0)
-        big = _scaled(demand, 1.0 - np.asarray(small))
-        placed[name] = cluster_seconds(machine, big)
-        on_clusters.append(placed[name])
         if name in HANDLERS:
-            receiver = receiver + mpe_seconds(machine, _scaled(demand, np.asarray(small)))
+            small = np.asarray(small_share.get(name, 0.0))
+            placed[name] = (cluster_seconds(machine, local[name])
+                            + cluster_seconds(machine, _scaled(fed[name], 1.0 - small)))
+            receiver = receiver + mpe_seconds(machine, _scaled(fed[name], small))
+        else:
+            placed[name] = cluster_seconds(machine, demand)
+        on_clusters.append(placed[name])
     # M1 notifies a cluster for every message it hands on (busy-wait flags,
     # 4.2): those it does not handle itself
     if modules != "mpe":
