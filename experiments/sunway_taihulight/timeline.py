@@ -38,13 +38,16 @@ COLOURS = {"backward generator": "tab:blue", "forward generator": "tab:cyan", "b
            "allgather": "black"}
 
 
-def level_spans(variant: str, nodes: int, scale: int, group: int):
-    """The spans of node NODE in the root's longest level, from its start."""
+def level_spans(variant: str, nodes: int, scale: int, group: int, level: int | None = None):
+    """The spans of node NODE in the root's ``level`` (default: its longest),
+    from the level's start. Relay changes no search, so a level index means
+    the same level in both variants."""
     recorder = TimelineRecorder()
     doc = lib.simulate(RunConfig(machine=MACHINE, algorithm=variant, nodes=nodes, scale=scale, roots=1, seed=1,
                                  overrides=[f"lin1d.group_size={group}"], recorder=recorder))
     levels = [lv for lv in doc["levels"]]
-    longest = max(levels, key=lambda lv: lv["time_s"])
+    longest = (max(levels, key=lambda lv: lv["time_s"]) if level is None
+               else next(lv for lv in levels if lv["level"] == level))
     start = sum(lv["time_s"] for lv in levels if lv["level"] < longest["level"])
     spans = [s for s in recorder.spans if s.node == NODE and s.detail.get("level") == longest["level"]]
     return doc, longest, start, spans
@@ -57,9 +60,11 @@ def main(argv=None):
     plt = lib.pyplot()
     fig, axes = plt.subplots(2, 1, figsize=(10, 7.5))
     rows = []
-    for ax, (variant, title) in zip(axes, (("lin1d", "relay on (Relay_CPE)"),
-                                           ("lin1d:relay=off", "relay off (Direct_CPE)"))):
-        doc, level, start, spans = level_spans(variant, size["nodes"], size["scale"], size["group"])
+    shown = None  # the longest level without relay, shown for both
+    for ax, (variant, title) in zip(axes[::-1], (("lin1d:relay=off", "relay off (Direct_CPE)"),
+                                                 ("lin1d", "relay on (Relay_CPE)"))):
+        doc, level, start, spans = level_spans(variant, size["nodes"], size["scale"], size["group"], shown)
+        shown = level["level"]
         used = [lane for lane in LANES if any(s.resource == lane for s in spans)]
         for s in spans:
             y = len(used) - 1 - used.index(s.resource)
