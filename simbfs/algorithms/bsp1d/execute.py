@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...bfs.partition import block_owner, block_starts
 from ...bfs.adjacency import neighbour_slots
 from ...bfs.direction import BOTTOM_UP, TOP_DOWN, choose_direction
 from ...engine import NULL_RECORDER, Simulation, run_node_programs
@@ -180,7 +181,7 @@ class _Run:
         self.n = graph.num_vertices
         # first vertex of every node (and n at the end): node i owns
         # [starts[i], starts[i + 1])
-        self.starts = (np.arange(self.N + 1, dtype=np.int64) * self.n + self.N - 1) // self.N
+        self.starts = block_starts(self.n, self.N)
         self.local_vertices = np.diff(self.starts)
         self.ctx = sim.context(recorder)
         self.parent = np.full(self.n, -1, dtype=np.int64)
@@ -203,7 +204,7 @@ class _Run:
         self._done = False
 
     def owner(self, vertices: np.ndarray) -> np.ndarray:
-        return vertices * self.N // self.n
+        return block_owner(vertices, self.n, self.N)
 
     def per_node(self, vertices: np.ndarray, weights=None) -> np.ndarray:
         return np.bincount(self.owner(vertices), weights=weights, minlength=self.N).astype(np.float64)

@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...bfs.partition import block_owner, block_starts
 from ...bfs.adjacency import neighbour_slots
 from ...engine.costs import link_seconds, route_latency
 from ...errors import UserError
@@ -142,7 +143,7 @@ class Layout:
         self.n = n
         self.N = nodes
         self.T = threads
-        self.starts = (np.arange(nodes + 1, dtype=np.int64) * n + nodes - 1) // nodes
+        self.starts = block_starts(n, nodes)
         self.local_vertices = np.diff(self.starts)
         self.degree = graph.degree.astype(np.int64, copy=False)
         # LB is sized for the paper's graphs (2^34 and more vertices); on the
@@ -174,7 +175,7 @@ class Layout:
         self.headers_before = np.concatenate([[0], np.cumsum(np.where(self.heavy, 0, self.blocks_of))])
 
     def owner(self, vertices: np.ndarray) -> np.ndarray:
-        return vertices * self.N // self.n
+        return block_owner(vertices, self.n, self.N)
 
     def slice_of(self, vertices: np.ndarray) -> np.ndarray:
         return vertices * self.T // self.n

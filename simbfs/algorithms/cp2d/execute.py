@@ -83,6 +83,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...bfs.partition import block_owner, block_starts
 from ...bfs.direction import TOP_DOWN
 from ...engine import NULL_RECORDER, Simulation, run_node_programs
 from ...errors import UserError
@@ -233,7 +234,7 @@ class _Run:
         self.parent = np.full(self.n, -1, dtype=np.int64)
         self.parent[root] = root
         self.frontier = np.array([root], dtype=np.int64)
-        starts = (np.arange(self.N + 1, dtype=np.int64) * self.n + self.N - 1) // self.N
+        starts = block_starts(self.n, self.N)
         self.local_vertices = np.diff(starts)
         ranks = np.arange(self.N)
         self.col_of = ranks // self.R
@@ -255,7 +256,7 @@ class _Run:
         self._done = False
 
     def owner(self, vertices: np.ndarray) -> np.ndarray:
-        return vertices * self.N // self.n
+        return block_owner(vertices, self.n, self.N)
 
     # ------------------------------------------------------------ compute
     def phase_seconds(self, ops: dict) -> np.ndarray:

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...bfs.partition import block_owner, block_starts
 from ...bfs.adjacency import neighbour_slots
 from ...errors import UserError
 from ...graph import Graph
@@ -107,7 +108,7 @@ class Layout:
         self.graph = graph
         self.n = n
         self.N = nodes
-        self.starts = (np.arange(nodes + 1, dtype=np.int64) * n + nodes - 1) // nodes
+        self.starts = block_starts(n, nodes)
         self.local_vertices = np.diff(self.starts)
         self.degree = graph.degree.astype(np.int64, copy=False)
         self.group_size = max(1, min(int(group_size), nodes))
@@ -136,7 +137,7 @@ class Layout:
         return hub
 
     def owner(self, vertices: np.ndarray) -> np.ndarray:
-        return vertices * self.N // self.n
+        return block_owner(vertices, self.n, self.N)
 
     def hubs(self, direction: str) -> np.ndarray:
         return self.hub_top_down if direction == "top-down" else self.hub_bottom_up
