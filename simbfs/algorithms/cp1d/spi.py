@@ -38,11 +38,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...bfs.direction import BOTTOM_UP, TOP_DOWN
-from ...engine import NULL_RECORDER, Simulation, run_node_programs
+from ...engine import NULL_RECORDER, Simulation
 from ...engine.messaging import DirectPackets
 from ...errors import UserError
 from ...graph import Graph
 from ..base import Algorithm
+from ..search import RootSearch
 from ...records import LevelRecord, RootRun
 from . import work as cp1d
 from .memory import MEMORY_UNCERTAINTY, node_memory
@@ -161,32 +162,16 @@ def spi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes:
     return node_memory(machine, num_vertices, num_directed_edges, nodes, "spi", graph_kind).peak
 
 
-class Cp1dRun:
+class Cp1dRun(RootSearch):
     """What one root's run of a cp1d-* code keeps, whatever its timing: the
-    BFS state, the level records, the closing allreduces of Algorithm 4."""
+    search state (RootSearch), the closing allreduces of Algorithm 4."""
 
     def __init__(self, algorithm: CP1DSPI, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
+        super().__init__(sim, graph, root, recorder)
         self.options = algorithm.options
-        self.sim = sim
-        self.machine = sim.machine
         self.cp = sim.machine.section("cp1d")
         self.layout = algorithm.layout(graph, sim)
-        self.N = sim.nodes
-        self.n = graph.num_vertices
-        self.ctx = sim.context(recorder)
-        self.recorder = recorder
-        self.root = root
-        self.parent = np.full(self.n, -1, dtype=np.int64)
-        self.parent[root] = root
-        self.visited = np.zeros(self.n, dtype=bool)
-        self.visited[root] = True
         self.unvisited = self.n - 1
-        self.frontier = np.array([root], dtype=np.int64)
-        self.direction = TOP_DOWN
-        self.records: list[LevelRecord] = []
-        self._level = 0
-        self._level_start = 0.0
-        self._done = False
         heavy = self.layout.heavy_count if self.options.load_balancing else 0
         # Closing allreduce each level; P^H once at the end.
         self._closing_words = cp1d.closing_words(heavy)
@@ -222,11 +207,6 @@ class Cp1dRun:
         self._level += 1
         self._level_start = self.ctx.env.now
         self._done = len(new) == 0
-
-    def execute(self) -> RootRun:
-        time_s = run_node_programs(self.ctx, self.node_program, self.N)
-        return RootRun(root=self.root, parent=self.parent, time_s=time_s, levels=self.records)
-
 
 class _Run(Cp1dRun):
     def __init__(self, algorithm: CP1DSPI, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):

@@ -29,11 +29,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...bfs.direction import TOP_DOWN, choose_direction
-from ...engine import NULL_RECORDER, Simulation, run_node_programs
+from ...engine import NULL_RECORDER, Simulation
 from ...errors import UserError
 from ...graph import Graph
 from ...records import LevelRecord, RootRun
 from ..base import Algorithm
+from ..search import RootSearch
 from . import pricing
 from . import work as lin
 from .work import Layout, Lin1DOptions
@@ -115,29 +116,13 @@ class Lin1D(Algorithm):
         return _Run(self, sim, graph, root, recorder).execute()
 
 
-class _Run:
+class _Run(RootSearch):
     def __init__(self, algorithm: Lin1D, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
+        super().__init__(sim, graph, root, recorder)
         self.options = algorithm.options
-        self.sim = sim
-        self.machine = sim.machine
         self.section = sim.machine.section("lin1d")
         self.layout = algorithm.layout(graph, sim)
-        self.N = sim.nodes
-        self.n = graph.num_vertices
-        self.ctx = sim.context(recorder)
-        self.recorder = recorder
-        self.root = root
-        self.parent = np.full(self.n, -1, dtype=np.int64)
-        self.parent[root] = root
-        self.visited = np.zeros(self.n, dtype=bool)
-        self.visited[root] = True
-        self.frontier = np.array([root], dtype=np.int64)
         self.unexplored_edges = int(self.layout.degree.sum()) - int(self.layout.degree[root])
-        self.direction = TOP_DOWN
-        self.records: list[LevelRecord] = []
-        self._level = 0
-        self._level_start = 0.0
-        self._done = False
         self._pending = None
 
     # ------------------------------------------------------------ one level
@@ -199,9 +184,6 @@ class _Run:
         self._pending = None
         self._level_start = self.ctx.env.now
 
-    def execute(self) -> RootRun:
-        time_s = run_node_programs(self.ctx, self.node_program, self.N)
-        return RootRun(root=self.root, parent=self.parent, time_s=time_s, levels=self.records)
 
 
 class PricedLevel:
