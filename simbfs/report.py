@@ -41,7 +41,9 @@ def format_run(doc: dict) -> str:
         shape += ", directed"
     lines = [
         f"simbfs {doc['simbfs_version']}  mode: {doc['mode']}",
-        f"machine    {doc['machine']} ({doc['topology']}), {doc['nodes']} nodes",
+        f"machine    {doc['machine']} ({doc['topology']}), " + (
+            f"{doc['nodes']} nodes" if doc.get("hosts", doc["nodes"]) == doc["nodes"] else
+            f"{doc['nodes']} nodes (MPI processes, one per GPU) on {doc['hosts']} hosts"),
         f"algorithm  {doc['algorithm']}",
         f"graph      {graph['kind']} scale {graph['scale']}, {shape}, seed {graph['seed']}: "
         f"{graph['vertices']:,} vertices, {graph['input_edges']:,} input edges",

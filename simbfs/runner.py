@@ -135,6 +135,8 @@ def _document(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec
         "overrides": list(config.overrides),
         "calibrated_on": machine.calibrated_on,
         "nodes": nodes,
+        # physical hosts: nodes / network.processes_per_host (TSUBAME: 3 GPU processes per host)
+        "hosts": machine.network.hosts(nodes),
         "topology": sim.topology.describe(),
         "algorithm": algorithm.name,
         "scale": spec.scale,
@@ -173,6 +175,10 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
     profile_scale = config.profile_scale or min(spec.scale, DEFAULT_PROFILE_SCALE)
     projection = _projection(algorithm)
     per_node = projection.profile_vertex_per_node
+    if machine.network.processes_per_host > 1 and not projection.shared_hosts:
+        raise UserError(f"{algorithm.name}'s projection prices one process per host, but {machine.name} runs "
+                        f"{machine.network.processes_per_host} per host (network.processes_per_host); execute it, "
+                        f"or project with --set network.processes_per_host=1")
     lowest = max(min(spec.scale, MIN_PROFILE_SCALE), (nodes - 1).bit_length() if per_node else 0)
     if profile_scale > spec.scale:
         raise UserError(f"--profile-scale {profile_scale} is larger than the target --scale {spec.scale}; the "
@@ -189,8 +195,9 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
     keys = search_keys(graph, config.roots, seed=config.seed)
     progress(f"profiling {len(keys)} roots at scale {profile_scale} for {nodes} nodes at scale {spec.scale}")
     roots, levels = [], []
+    hosts = {"processes": nodes} if projection.shared_hosts else {}
     for root, edges, time_s, records in projection.project(graph, keys, machine, sim.topology, algorithm, profile_scale,
-                                                spec.scale, spec.edgefactor, progress):
+                                                spec.scale, spec.edgefactor, progress, **hosts):
         roots.append(RootRecord(root=root, edges=int(round(edges)), time_s=time_s,
                                 teps=edges / time_s, valid=None, levels=len(records)))
         levels.extend(record.as_dict() for record in records)

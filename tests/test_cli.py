@@ -274,7 +274,7 @@ def test_an_algorithm_on_a_machine_without_its_section_is_refused_in_one_line(ma
     if mode == "project" and algorithm.startswith("cell"):
         assert "--mode project is available for" in err  # no projection at all: said first
     else:
-        own = {"sunway_taihulight": "lin1d", "tsubame2": "bsp1d-do", "bluegene_q": "bsp1d-do"}[machine]
+        own = {"sunway_taihulight": "lin1d", "tsubame2": "ueno2d", "bluegene_q": "bsp1d-do"}[machine]
         assert len(err.splitlines()) == 1 and section in err and machine in err and f"use {own}" in err
 
 

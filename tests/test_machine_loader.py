@@ -79,7 +79,8 @@ def test_bundled_machine_sources_every_number(name):
         checked += 1
     required = [p for p, spec in S.walk()
                 if isinstance(spec, S.Param) and not spec.optional
-                and not p.startswith(("dma.", "cpe_cluster.", "spe.", "cp1d.", "lin1d.", "node.memory_hierarchy."))]
+                and not p.startswith(("dma.", "cpe_cluster.", "spe.", "cp1d.", "lin1d.", "gpu.", "ueno2d.",
+                                       "node.memory_hierarchy."))]
     assert checked >= len(required)
     for count in machine.network.topology_params.get("partitions", {}):
         assert machine.sources[f"network.partitions.{count}"].strip()
@@ -139,9 +140,13 @@ def test_sunway_and_tsubame_match_spec_sheets():
     assert sw.default_nodes == 256  # one supernode
     ts = load_machine("tsubame2")
     assert ts.max_nodes == 4096  # GPUs = MPI processes
-    assert ts.node.memory_bandwidth_Bps == 148e9
-    assert ts.node.memory_bytes == pytest.approx(2.8e9, rel=0.01)  # "2.8 GB" with ECC
-    assert ts.network.injection_bandwidth_Bps * 3 == pytest.approx(8e9, rel=0.01)
+    gpu = ts.section("gpu")
+    assert gpu.memory_bandwidth_Bps == 148e9
+    assert gpu.memory_bytes == pytest.approx(2.8e9, rel=0.01)  # "2.8 GB" with ECC
+    assert gpu.multiprocessors * gpu.lanes == 448  # M2050: 448 CUDA cores
+    assert ts.network.processes_per_host == 3  # 3 GPUs per node, a process each
+    assert ts.network.hosts(4096) == 1366  # 004, Table 2: 4,096 GPUs on 1,366 nodes
+    assert ts.node.cores == 12 and ts.node.clock_hz == 2.93e9  # 2 x Xeon X5670
 
 
 # ------------------------------------------------------------ error cases

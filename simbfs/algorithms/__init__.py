@@ -1,6 +1,6 @@
 """BFS algorithms that run inside the simulation, by name.
 
-One package per paper algorithm family (bsp1d, cp1d, cp2d, cell, lin1d), each with
+One package per paper algorithm family (bsp1d, cp1d, cp2d, cell, lin1d, ueno2d), each with
 its level work, pricing, executed run and projection, and an ``ALGORITHMS``
 dict of its variants; base.py states the contract every algorithm
 implements. Register a new family's variants here
@@ -10,11 +10,11 @@ implements. Register a new family's variants here
 from __future__ import annotations
 
 from ..errors import UserError
-from . import bsp1d, cell, cp1d, cp2d, lin1d
+from . import bsp1d, cell, cp1d, cp2d, lin1d, ueno2d
 from .base import Algorithm, Projection
 
 ALGORITHMS: dict[str, Algorithm] = {**bsp1d.ALGORITHMS, **cell.ALGORITHMS, **cp1d.ALGORITHMS, **cp2d.ALGORITHMS,
-                                    **lin1d.ALGORITHMS}
+                                    **lin1d.ALGORITHMS, **ueno2d.ALGORITHMS}
 
 
 def get_algorithm(name: str):

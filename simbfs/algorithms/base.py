@@ -56,10 +56,15 @@ class Projection:
     target_scale, edgefactor, progress)`` returns, per search key of the
     profile graph, ``(root, edges, time_s, level_records)`` at the target.
     ``profile_vertex_per_node``: whether the profile graph needs at least
-    one vertex per target node."""
+    one vertex per target node. ``shared_hosts``: whether it prices
+    processes that share a host (``network.processes_per_host`` > 1); such
+    a projection is called with ``processes=`` the target's node count, since
+    its topology joins hosts. The runner refuses the others on such a
+    machine."""
 
     project: Callable
     profile_vertex_per_node: bool
+    shared_hosts: bool = False
 
 
 class Algorithm:

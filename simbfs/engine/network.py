@@ -56,7 +56,8 @@ class Network:
         self.model = network
         self.messaging = messaging
         self.packets_layer = DirectPackets(messaging)  # the default: software handles every packet
-        n = topology.nodes
+        self.per_host = network.processes_per_host
+        n = topology.nodes  # hosts
         self._inject_free = np.zeros(n)
         self._eject_free = np.zeros(n)
         self._link_free = np.zeros(topology.num_links)
@@ -74,6 +75,7 @@ class Network:
         packets = max(1.0, float(model.packets(payload_bytes)))
         layer = self.packets_layer
         ready = self.env.now + layer.send_s(packets)
+        src, dst = src // self.per_host, dst // self.per_host  # ports and routes belong to hosts
         if src == dst:
             return ready + layer.receive_s(packets)
         port_time = port_seconds(wire, model)
@@ -99,7 +101,11 @@ class Network:
     def traffic_loads(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None) -> "TrafficLoads":
         """Per-node and per-link loads of node i sending ``payload_bytes[i, j]``
         to node j in ``packets[i, j]`` packets (default: as few as fit). The
-        diagonal (a node's messages to itself) never enters the network."""
+        diagonal (a node's messages to itself) never enters the network.
+        With several processes per host, the matrices are per process and
+        the result too, each process reporting its host's port times."""
+        if self.per_host > 1:
+            return self._host_traffic_loads(payload_bytes, packets)
         model = self.model
         n = self.topology.nodes
         payload = np.asarray(payload_bytes, dtype=np.float64).reshape(-1)
@@ -132,6 +138,45 @@ class Network:
             messages_in=np.bincount(receivers, minlength=n).astype(np.float64),
             payload_bytes=float(sizes.sum()),
             wire_bytes=float(wire.sum()),
+        )
+
+    def _host_traffic_loads(self, payload_bytes: np.ndarray, packets: np.ndarray | None) -> "TrafficLoads":
+        """traffic_loads of per-process matrices on hosts of k processes:
+        the host matrix (pairs within a host dropped) goes through the
+        topology, and each process gets its host's port times; packets and
+        messages stay per process (software overheads are a process's)."""
+        k = self.per_host
+        payload = np.asarray(payload_bytes, dtype=np.float64)
+        n = payload.shape[0]
+        hosts = -(-n // k)
+        host = np.arange(n) // k
+        if packets is None:
+            packets = self.model.packets(payload)
+        packets = np.asarray(packets, dtype=np.float64)
+        inside = host[:, None] == host[None, :]
+        outside_payload = np.where(inside, 0.0, payload)
+        outside_packets = np.where(inside, 0.0, packets)
+        wire = self.model.wire_bytes(outside_payload, outside_packets)
+        pad = hosts * k - n
+
+        def fold(matrix):
+            matrix = np.pad(matrix, ((0, pad), (0, pad)))
+            return matrix.reshape(hosts, k, hosts, k).sum(axis=(1, 3))
+
+        host_wire = fold(wire)
+        link = 0.0
+        if self.topology.num_links:
+            link = link_seconds(self.topology.link_loads(host_wire).max(), self.model)
+        talking = outside_payload > 0
+        hops = self.topology.hop_matrix[host[:, None], host[None, :]]
+        return TrafficLoads(
+            inject_s=port_seconds(host_wire.sum(axis=1), self.model)[host],
+            eject_s=port_seconds(host_wire.sum(axis=0), self.model)[host],
+            link_s=float(link),
+            latency_s=route_latency(int(hops[talking].max()) if talking.any() else 0, self.model),
+            packets_out=outside_packets.sum(axis=1), packets_in=outside_packets.sum(axis=0),
+            messages_out=talking.sum(axis=1).astype(np.float64), messages_in=talking.sum(axis=0).astype(np.float64),
+            payload_bytes=float(outside_payload.sum()), wire_bytes=float(wire.sum()),
         )
 
     def exchange_cost(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None,

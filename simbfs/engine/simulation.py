@@ -53,7 +53,9 @@ class Simulation:
                             f"use fewer nodes, or for a what-if raise the limit with --set nodes.max={nodes}")
         self.machine = machine
         self.nodes = nodes
-        self.topology = topology if topology is not None else make_topology(machine.network, nodes)
+        # the topology joins hosts; with one process per host (the usual case) a host is a node
+        self.hosts = machine.network.hosts(nodes)
+        self.topology = topology if topology is not None else make_topology(machine.network, self.hosts)
         if executed:  # a projection never builds N x N matrices
             self._check_traffic_matrix_fits()
 

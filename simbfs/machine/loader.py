@@ -434,6 +434,7 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
         packet_payload_bytes=v["network.packet_payload"],
         packet_header_bytes=v["network.packet_header"],
         packet_granule_bytes=v["network.packet_granule"],
+        processes_per_host=int(v.get("network.processes_per_host", 1)),
     )
     messaging = MessagingModel(
         edge_bytes=v["messaging.edge_bytes"],

@@ -137,6 +137,8 @@ class NetworkModel:
     packet_payload_bytes: float
     packet_header_bytes: float
     packet_granule_bytes: float
+    # simulated nodes (MPI processes) per physical host, sharing its ports
+    processes_per_host: int = 1
     # the chosen topology's own parameters (its PARAMETERS), as validated
     topology_params: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -163,6 +165,10 @@ class NetworkModel:
                 raise ValueError("more payload per packet than network.packet_payload allows")
             padded = packets * np.ceil(per_packet / granule) * granule
         return padded + packets * self.packet_header_bytes
+
+    def hosts(self, processes: int) -> int:
+        """Physical hosts that ``processes`` simulated nodes occupy."""
+        return -(-processes // self.processes_per_host)
 
     def packets(self, payload_bytes):
         return np.ceil(np.asarray(payload_bytes, dtype=np.float64) / self.packet_payload_bytes)

@@ -173,6 +173,10 @@ SCHEMA = Section(
                 "packet_payload": Param("size", "Largest payload of one network packet."),
                 "packet_header": Param("size", "Header bytes added to every packet.", positive=False),
                 "packet_granule": Param("size", "Packets occupy the wire in multiples of this many bytes."),
+                "processes_per_host": Param("count", "Simulated nodes (MPI processes) that share one physical host "
+                                                     "and its network ports (default 1): --nodes counts processes, "
+                                                     "and messages between processes of one host stay inside it.",
+                                            integer=True, optional=True),
             },
         ),
         "messaging": Section(

@@ -11,8 +11,10 @@ from ...machine.sections import register_section
 from .base import Device
 from .cpe_cluster import CPECluster, CPEClusterModel, CPEClusters
 from .dma import DMA, DMAEngine, DMAModel, SharedMemoryPort
+from .gpu import GPU, GPUDevice, GPUModel, Processor
 
-DEVICES: dict[str, type[Device]] = {DMA.SECTION.name: DMA, CPECluster.SECTION.name: CPECluster}
+DEVICES: dict[str, type[Device]] = {DMA.SECTION.name: DMA, CPECluster.SECTION.name: CPECluster,
+                                     GPUDevice.SECTION.name: GPUDevice}
 for _device in DEVICES.values():
     register_section(_device.SECTION)
 
@@ -24,4 +26,4 @@ def attach_devices(env, machine, nodes: int, recorder) -> dict[str, list]:
             for name, device in DEVICES.items() if machine.section(name) is not None}
 
 
-__all__ = ["CPECluster", "CPEClusterModel", "CPEClusters", "DEVICES", "DMA", "DMAEngine", "DMAModel", "Device", "SharedMemoryPort", "attach_devices"]
+__all__ = ["CPECluster", "CPEClusterModel", "CPEClusters", "DEVICES", "DMA", "DMAEngine", "DMAModel", "Device", "GPU", "GPUDevice", "GPUModel", "Processor", "SharedMemoryPort", "attach_devices"]

@@ -1,0 +1,268 @@
+"""Ueno & Suzumura's 2D BFS on GPUs, executed: the paper's own algorithm
+(seed 004, sections IV-V) on TSUBAME 2.0's model.
+
+Each simulated node is one MPI process driving one GPU (004, VI-C); hosts
+of ``network.processes_per_host`` processes share their network ports. A
+level's work is computed on the real graph for every process at once
+(work.py, with the expand lists really SIMD-VLQ-coded), priced per process
+(pricing.py), and each process's program waits for it and then joins the
+allreduce of the next frontier's size, which ends the level (Algorithm III,
+line 1) and, at zero, the search. Spans of the GPU's kernels, its PCIe copies,
+the allgathers and the host's ports are reported to the recorder for
+timelines; they never change timing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...bfs.direction import TOP_DOWN
+from ...engine import NULL_RECORDER, Simulation
+from ...errors import UserError
+from ...graph import Graph
+from ...records import LevelRecord, RootRun
+from ..base import Algorithm
+from ..search import RootSearch
+from . import pricing
+from . import work as ueno
+from .pricing import Counts, Shape
+from .work import Layout, Ueno2DOptions
+
+EDGE_TUPLE_BYTES = 16  # two 64-bit ids per generated edge while the host builds the graph
+
+
+def gpu_memory_bytes(section, num_vertices: float, num_directed_edges: float, processes: int) -> float:
+    """Peak bytes one process keeps in its GPU's (device=gpu) or its host's
+    (device=cpu) memory: its adjacency entries (48-bit, V-G) and their index
+    (one entry per 32 vertices of its column), the CQ (n/C bits), SV (n/R
+    bits), VISITED and NQ (n/P bits each) bitmaps, PRED, the gather buffer
+    and its filtered copy, and the receive buffer."""
+    rows, cols = ueno.grid_shape(processes)
+    n = float(num_vertices)
+    structure = num_directed_edges / processes * section.adjacency_entry_bytes + n / cols / 32 * section.index_bytes
+    bitmaps = n / cols / 8 + n / rows / 8 + 2 * n / processes / 8
+    buffers = 2 * section.gather_buffer_bytes + section.receive_threshold_bytes
+    return structure + bitmaps + n / processes * section.parent_bytes + buffers
+
+
+class Ueno2D(Algorithm):
+    """Seed 004's 2D BFS with SIMD-VLQ expand compression and shared SV."""
+
+    directed_graphs = False
+    takes_options = True
+    requires = ("ueno2d", "gpu")
+    memory_uncertainty = 0.05
+
+    def __init__(self, name: str, options: Ueno2DOptions = Ueno2DOptions()):
+        self.name = name
+        self.options = options
+        self._layouts: dict = {}
+
+    @property
+    def summary(self) -> str:
+        o = self.options
+        sv = {"atomic": "(A) atomic", "ttas": "(B) test and test-and-set", "tas": "(C) test and set"}[o.sv]
+        return (f"Ueno & Suzumura 2D BFS on {'GPUs' if o.device == 'gpu' else 'host CPUs'}: R x C grid, "
+                f"{'SIMD-VLQ lists below alpha n, else bitmaps' if o.expand == 'auto' else 'bitmap'} expand, "
+                f"SV shared along rows, SV update {sv}, fold overlapped with kernels")
+
+    def with_options(self, name: str, settings: dict) -> "Ueno2D":
+        return type(self)(name, ueno.parse_options(self.options, settings))
+
+    def check(self, machine, num_vertices: int, nodes: int) -> None:
+        ueno.grid_shape(nodes)
+
+    def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None,
+                          graph_kind: str = "kronecker") -> float:
+        """Peak bytes of one *host* (node.memory describes a host). With
+        device=gpu, first refuses what does not fit a GPU's memory: the
+        paper's limit of scale 23 per GPU comes out of it (004, VI-C)."""
+        section = machine.section("ueno2d")
+        per_host = machine.network.processes_per_host
+        device_bytes = gpu_memory_bytes(section, num_vertices, num_directed_edges, nodes)
+        building = num_directed_edges / 2 / nodes * EDGE_TUPLE_BYTES
+        if self.options.device == "gpu":
+            gpu = machine.section("gpu")
+            if device_bytes > gpu.memory_bytes:
+                scale = int(np.log2(num_vertices))
+                largest = scale - int(np.ceil(np.log2(device_bytes / gpu.memory_bytes)))
+                raise UserError(
+                    f"ueno2d keeps each process's graph and bitmaps in its GPU's memory: scale {scale} on {nodes:,} "
+                    f"GPUs needs about {device_bytes / 2**30:.2f} GiB per GPU, but a GPU has "
+                    f"{gpu.memory_bytes / 2**30:.2f} GiB (gpu.memory); use at most scale {largest} on {nodes:,} "
+                    f"GPUs, or more GPUs (the paper's limit is scale 23 per GPU)")
+            return per_host * building
+        return per_host * max(building, device_bytes)
+
+    def layout(self, graph: Graph, processes: int) -> Layout:
+        key = (id(graph), processes)
+        if key not in self._layouts:
+            self._layouts.clear()
+            self._layouts[key] = Layout(graph, processes)
+        return self._layouts[key]
+
+    def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
+        return _Run(self, sim, graph, root, recorder).execute()
+
+
+def counts_of(layout: Layout, work: ueno.LevelWork, edge_bytes: float, messages: np.ndarray) -> Counts:
+    """Every process's counts of one executed level."""
+    pairs = work.fold_pairs
+    remote = pairs - np.diag(np.diag(pairs))
+    ex = work.expand
+    return Counts(expand_mode=ex.mode, own_vertices=ex.own_vertices, own_bytes=ex.own_bytes,
+                  column_bytes=ex.column_bytes, row_bytes=ex.row_bytes, column_vertices=ex.column_vertices,
+                  row_vertices=ex.row_vertices, cq_words=work.cq_words, nonempty_words=work.nonempty_words,
+                  entries=work.entries, passed=work.passed, sent_bytes=remote.sum(axis=1) * edge_bytes,
+                  received=work.received, received_bytes=remote.sum(axis=0) * edge_bytes, claimed=work.claimed,
+                  messages_out=messages.sum(axis=1), messages_in=messages.sum(axis=0))
+
+
+class PricedLevel:
+    """One level's per-process times."""
+
+    def __init__(self, times: pricing.LevelTimes, expand_s: np.ndarray, fold_s: np.ndarray, loads, counts: Counts,
+                 bottleneck: str):
+        self.times = times
+        self.expand_s = expand_s
+        self.fold_s = fold_s
+        self.busy = expand_s + fold_s
+        self.loads = loads
+        self.counts = counts
+        self.bottleneck = bottleneck
+
+
+def price_level(machine, network, layout: Layout, work: ueno.LevelWork, options: Ueno2DOptions) -> PricedLevel:
+    """Per process: the level's expand and fold times (pricing.py), the fold
+    priced on the host ports from the real P x P edge counts."""
+    section = machine.section("ueno2d")
+    pairs = work.fold_pairs.copy()
+    np.fill_diagonal(pairs, 0.0)
+    portions = np.maximum(1.0, np.ceil(work.entries * section.edge_bytes / section.gather_buffer_bytes))
+    messages = np.minimum(pairs, portions[:, None])  # one message per portion to each peer it has edges for
+    payload = pairs * section.edge_bytes
+    loads = network.traffic_loads(payload)
+    counts = counts_of(layout, work, section.edge_bytes, messages)
+    ports = np.maximum.reduce([loads.inject_s, loads.eject_s, np.full(layout.P, loads.link_s)])
+    shape = Shape(n=layout.n, R=layout.R, C=layout.C)
+    column_total = layout.per_column(work.expand.own_bytes)
+    row_total = layout.per_row(work.expand.own_bytes)
+    times = pricing.level_times(machine, options.device, options.sv, shape, counts, ports, loads.latency_s,
+                                column_total, row_total)
+
+    def column_max(values):
+        return np.maximum.reduceat(np.asarray(values, dtype=np.float64), np.arange(0, layout.P, layout.R))[
+            layout.col_of]
+
+    def row_max(values):
+        values = np.broadcast_to(np.asarray(values, dtype=np.float64), (layout.P,))
+        out = np.zeros(layout.R)
+        np.maximum.at(out, layout.row_of, values)
+        return out[layout.row_of]
+
+    expand_s = np.broadcast_to(pricing.expand_seconds(times, column_max, row_max), (layout.P,)).astype(float)
+    fold_s = np.broadcast_to(times.fold_seconds(), (layout.P,)).astype(float)
+    k = times.kernels
+    terms = {"gpu kernels" if options.device == "gpu" else "cpu kernels":
+             np.asarray(k["gather"] + k["filter"] + k["receive"]), "pcie": np.maximum(times.fold_d2h, times.fold_h2d),
+             "network": times.ports, "mpi": times.mpi, "expand": expand_s}
+    slowest = {name: float(np.max(value)) for name, value in terms.items()}
+    return PricedLevel(times, expand_s, fold_s, loads, counts, max(slowest, key=slowest.get))
+
+
+class _Run(RootSearch):
+    def __init__(self, algorithm: Ueno2D, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
+        super().__init__(sim, graph, root, recorder)
+        self.options = algorithm.options
+        self.section = sim.machine.section("ueno2d")
+        self.layout = algorithm.layout(graph, sim.nodes)
+        self._pending = None
+
+    def _plan(self):
+        mode = "bitmap" if self.options.expand == "bitmap" else "auto"
+        work = ueno.level(self.layout, self.frontier, self.visited, self.section.alpha, self.section.simd_width, mode)
+        return work, price_level(self.machine, self.ctx.network, self.layout, work, self.options)
+
+    def node_program(self, rank: int):
+        while not self._done:
+            if self._pending is None:
+                self._pending = self._plan()
+            work, priced = self._pending
+            if self.recorder.enabled:
+                record_units(self.recorder, rank, self._level_start, self._level, priced, self.options.device)
+            yield self.ctx.collectives.allreduce(rank, np.array([work.claimed[rank]], dtype=np.float64),
+                                                 on_complete=self._finish_level, after=float(priced.busy[rank]),
+                                                 work="expand and fold", level=self._level)
+
+    def _finish_level(self, closing) -> None:
+        work, priced = self._pending
+        time_s = self.ctx.env.now - self._level_start
+        kernels = np.broadcast_to(priced.times.kernel_total, (self.N,))
+        c = priced.counts
+        self.records.append(LevelRecord.with_rest_as_synchronisation(
+            root=self.root, level=self._level, direction=TOP_DOWN,
+            frontier_vertices=int(len(self.frontier)), edges_examined=work.edges_examined,
+            messages=int(np.sum(c.messages_out)), bytes=float(np.sum(c.sent_bytes)), time_s=time_s,
+            compute_s=float(kernels.mean()),
+            communication_s=float((priced.busy - kernels).mean()) + closing.cost_s,
+            compute_max_s=float(kernels.max()), bottleneck=priced.bottleneck,
+            collective_bytes=float(np.sum(c.column_bytes) + np.sum(c.row_bytes)),
+            edges_sent=int(round(float(np.sum(c.sent_bytes)) / self.section.edge_bytes))))
+        new = work.new_vertices
+        self.parent[new] = work.new_parents
+        self.visited[new] = True
+        self.frontier = new
+        self._level += 1
+        self._done = len(new) == 0
+        self._pending = None
+        self._level_start = self.ctx.env.now
+
+
+def _at(value, rank: int) -> float:
+    array = np.asarray(value, dtype=np.float64)
+    return float(array) if array.ndim == 0 else float(array[rank])
+
+
+def record_units(recorder, rank: int, start: float, level: int, priced: PricedLevel, device: str) -> None:
+    """The process's units over the level, for timelines (spans only; the
+    level's timing is set by price_level). Expand: encode, copy out, the two
+    allgathers, copy in, decode, in turn. Fold: the CQ list, then the
+    portions: gather and filter of portion k on the GPU, its copy out, the
+    host's port, its copy in at the receiver and task 8 on the GPU, laid
+    out as the pipeline (pricing.py) runs them; the level's timing is the
+    pipeline's bound, which these spans respect."""
+    t = priced.times
+    kernels = {name: _at(value, rank) for name, value in t.kernels.items()}
+    gpu = "gpu" if device == "gpu" else "cpu"
+    clock = start
+
+    def span(unit, seconds, what, at=None):
+        nonlocal clock
+        begin = clock if at is None else at
+        if seconds > 0:
+            recorder.record(rank, unit, begin, begin + seconds, what, level=level, direction=TOP_DOWN)
+        return begin + seconds
+
+    clock = span(gpu, kernels["encode"], "encode NQ (SIMD-VLQ)")
+    clock = span("pcie d2h", _at(t.expand_d2h, rank), "copy NQ to host")
+    expand_end = start + _at(priced.expand_s, rank)
+    finish = _at(t.expand_h2d, rank) + kernels["decode"]
+    gathers = expand_end - finish - clock
+    column = min(_at(t.column_allgather, rank), gathers)
+    span("network", column, "allgather NQ in column", at=expand_end - finish - gathers)
+    span("network", gathers - column, "wait + allgather NQ in row", at=expand_end - finish - gathers + column)
+    clock = expand_end - finish
+    clock = span("pcie h2d", _at(t.expand_h2d, rank), "copy CQ and SV parts to GPU")
+    clock = span(gpu, kernels["decode"], "decode, set CQ and SV")
+    clock = span(gpu, kernels["cq_list"], "generate CQ list")
+    portions = int(max(1, min(_at(t.portions, rank), 64)))  # a timeline needs no more detail
+    per = {name: kernels[name] / portions for name in ("gather", "filter", "receive")}
+    d2h, h2d = _at(t.fold_d2h, rank) / portions, _at(t.fold_h2d, rank) / portions
+    port = _at(t.ports, rank) / portions
+    gpu_free = copy_out = wire = copy_in = clock
+    for k in range(portions):
+        gpu_free = span(gpu, per["gather"] + per["filter"], f"gather+filter portion {k + 1}", at=gpu_free)
+        copy_out = span("pcie d2h", d2h, f"copy portion {k + 1} out", at=max(copy_out, gpu_free))
+        wire = span("network", port, f"fold portion {k + 1}", at=max(wire, copy_out))
+        copy_in = span("pcie h2d", h2d, f"copy received {k + 1} in", at=max(copy_in, wire))
+        gpu_free = span(gpu, per["receive"], f"receive (task 8) {k + 1}", at=max(gpu_free, copy_in))

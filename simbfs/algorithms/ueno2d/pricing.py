@@ -1,0 +1,247 @@
+"""What one level of Ueno & Suzumura's BFS costs, as pure functions of
+counts (docs/background/ueno2d.md).
+
+The executed run calls these with every process's counts (numpy arrays of
+length P); the projection with the mean and the busiest process's counts
+(scalars). Nothing here knows which.
+
+Kernels (004, V-A, Fig. 3), each priced by :meth:`Processor.kernel_seconds`
+from the bytes it streams, its scattered accesses into a structure (which
+hit the L2 as often as the structure fits), its atomics and lane operations:
+
+    encode   (list expand) read NQ, write its SIMD-VLQ bytes
+    decode   set the received vertices in CQ and SV (list), or copy and OR
+             the received bitmaps (bitmap)
+    cq_list  scan the n/C-bit CQ bitmap, list its non-empty words
+    gather   per listed word two index reads; per entry read 6 B, write an 8 B
+             edge; relaunched each time the gather buffer fills
+    filter   per gathered edge read it and test SV; (A) updates SV with an
+             atomic for every edge, (B) only for edges that pass the test,
+             (C) with a plain store; every update dirties the SV sector,
+             which goes back to memory; passing edges are written out
+    receive  (task 8) per received edge test VISITED; per claimed vertex set
+             VISITED and NQ, write PRED (an atomic on VISITED)
+
+Time of a level on one process
+    expand: encode, copy to the host, allgather in the processor-column,
+    allgather in the processor-row, copy the received data to the GPU,
+    decode; not overlapped (004, VI-E: "except the expand communication").
+    Each allgather starts when the slowest member of its column (row) is
+    ready.
+
+    fold: cq_list, then the portions of the edge frontier flow through
+    gather+filter (GPU), device-to-host copy, the host's network ports,
+    host-to-device copy at the receiver and task 8 (GPU), all overlapped
+    (004, V-A). In steady state the pipeline runs at its busiest resource;
+    the first portion must cross every stage before the last one can
+    finish::
+
+        fold = cq_list + max(gpu, d2h, h2d, inject, eject, link, mpi)
+               + (gather + filter + d2h + h2d + receive) / portions + latency
+
+    ``gpu`` is gather + filter + receive (one kernel at a time), ``mpi`` the
+    host's software overhead of the fold messages; ``portions`` the
+    gather-buffer fills. With one portion nothing overlaps and the sum of
+    the stages remains.
+
+device=cpu (VI-F): the same kernels on the process's share of the host CPU
+(no PCIe copies), priced by the same formula with the host's parameters
+(:func:`cpu_processor`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...engine.costs import allgather_time
+from ...engine.devices import Processor
+from ...machine.model import Machine
+from .work import EXPAND_LIST
+
+KERNELS = ("encode", "decode", "cq_list", "gather", "filter", "receive")
+
+
+def cpu_processor(machine: Machine) -> Processor:
+    """The host CPU share of one process as a kernel cost model (device=cpu):
+    the host's sustained memory bandwidth and last-level cache divided among
+    its processes, 64 B lines, ``host_threads`` x ``cpu_misses_in_flight``
+    misses in flight at the memory latency, one operation per cycle per core
+    of the process's share, atomics as misses, no launch cost (a parallel
+    loop's fork is microseconds against kernels of milliseconds)."""
+    node, section = machine.node, machine.section("ueno2d")
+    share = machine.network.processes_per_host
+    hierarchy = node.memory_hierarchy
+    latency_s = hierarchy.memory_latency_cycles / node.clock_hz
+    random_rate = section.host_threads * section.cpu_misses_in_flight / latency_s
+    return Processor(stream_Bps=node.memory_bandwidth_Bps / share, granule_bytes=hierarchy.cache_line_bytes,
+                     cache_bytes=hierarchy.cache_size_bytes / share, random_rate=random_rate,
+                     op_rate=node.cores / share * node.clock_hz, atomic_rate=random_rate, launch_s=0.0)
+
+
+def processor(machine: Machine, device: str) -> Processor:
+    return machine.section("gpu").processor if device == "gpu" else cpu_processor(machine)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The sizes every level's prices need: vertices and the grid."""
+
+    n: float
+    R: int
+    C: int
+
+    @property
+    def P(self) -> int:
+        return self.R * self.C
+
+
+@dataclass
+class Counts:
+    """One level's counts of one process (scalars) or of every process
+    (arrays). Bytes are payload bytes."""
+
+    expand_mode: str
+    own_vertices: object
+    own_bytes: object
+    column_bytes: object  # received from its column
+    row_bytes: object  # received from its row
+    column_vertices: object  # |CQ|
+    row_vertices: object
+    cq_words: object
+    nonempty_words: object
+    entries: object
+    passed: object
+    sent_bytes: object  # fold bytes to other processes
+    received: object  # fold edges task 8 handles (kept ones included)
+    received_bytes: object  # fold bytes from other processes
+    claimed: object
+    messages_out: object  # fold messages to other processes
+    messages_in: object
+
+
+@dataclass
+class LevelTimes:
+    """Per process (arrays) or one process (scalars): what each unit spends."""
+
+    kernels: dict = field(default_factory=dict)
+    expand_d2h: object = 0.0
+    expand_h2d: object = 0.0
+    fold_d2h: object = 0.0
+    fold_h2d: object = 0.0
+    column_allgather: object = 0.0
+    row_allgather: object = 0.0
+    mpi: object = 0.0
+    portions: object = 1.0
+    ports: object = 0.0  # busiest of inject, eject, link
+    fill: object = 0.0
+
+    @property
+    def kernel_total(self):
+        return sum(self.kernels.values())
+
+    def fold_seconds(self):
+        k = self.kernels
+        gpu = k["gather"] + k["filter"] + k["receive"]
+        busiest = gpu
+        for other in (self.fold_d2h, self.fold_h2d, self.ports, self.mpi):
+            busiest = np.maximum(busiest, other)
+        return k["cq_list"] + busiest + self.fill
+
+    def expand_ready(self):
+        """From the level's start until the process's NQ is on the host."""
+        return self.kernels["encode"] + self.expand_d2h
+
+    def expand_finish(self):
+        """From the end of the row allgather until CQ and SV are ready."""
+        return self.expand_h2d + self.kernels["decode"]
+
+
+def kernel_times(machine: Machine, device: str, sv: str, shape: Shape, c: Counts) -> dict:
+    """Seconds of each kernel of the level (module docstring)."""
+    section = machine.section("ueno2d")
+    proc = processor(machine, device)
+    n, R, C, P = shape.n, shape.R, shape.C, shape.P
+    edge, word = section.edge_bytes, section.word_bytes
+    cq_bits, sv_bits, own_bits = n / C / 8, n / R / 8, n / P / 8
+    listed = c.expand_mode == EXPAND_LIST
+    received_expand = np.asarray(c.column_bytes, dtype=np.float64) + c.row_bytes
+    if listed:
+        encode = proc.kernel_seconds(streamed_bytes=own_bits + np.asarray(c.own_bytes, dtype=np.float64),
+                                     ops=np.asarray(c.own_bytes, dtype=np.float64) * section.vlq_ops)
+        decode = proc.kernel_seconds(streamed_bytes=received_expand,
+                                     scattered=np.asarray(c.column_vertices, dtype=np.float64) + c.row_vertices,
+                                     scattered_set_bytes=cq_bits + sv_bits,
+                                     ops=received_expand * section.vlq_ops)
+    else:
+        encode = proc.kernel_seconds() * np.zeros_like(np.asarray(c.own_bytes, dtype=np.float64))
+        decode = proc.kernel_seconds(streamed_bytes=2 * received_expand + 2 * own_bits, launches=2.0)
+    words = np.asarray(c.cq_words, dtype=np.float64)
+    cq_list = proc.kernel_seconds(streamed_bytes=words * word + 2 * np.asarray(c.nonempty_words) * word,
+                                  ops=4 * words, launches=2.0)
+    entries = np.asarray(c.entries, dtype=np.float64)
+    passed = np.asarray(c.passed, dtype=np.float64)
+    launches = np.maximum(1.0, np.ceil(entries * edge / section.gather_buffer_bytes))
+    index_bytes = n / C / 32 * section.index_bytes
+    gather = proc.kernel_seconds(
+        streamed_bytes=entries * (section.adjacency_entry_bytes + edge) + np.asarray(c.nonempty_words) * word,
+        scattered=2 * np.asarray(c.nonempty_words, dtype=np.float64), scattered_set_bytes=index_bytes,
+        ops=entries * section.gather_ops, launches=launches)
+    updates = entries if sv == "atomic" else passed
+    atomics = {"atomic": entries, "ttas": passed, "tas": 0.0 * passed}[sv]
+    filt = proc.kernel_seconds(streamed_bytes=(entries + passed) * edge, scattered=entries + updates,
+                               scattered_set_bytes=sv_bits, atomics=atomics, ops=entries * section.filter_ops,
+                               launches=launches)
+    received = np.asarray(c.received, dtype=np.float64)
+    claimed = np.asarray(c.claimed, dtype=np.float64)
+    receive = proc.kernel_seconds(
+        streamed_bytes=received * edge, scattered=received + 3 * claimed,
+        scattered_set_bytes=2 * own_bits + n / P * section.parent_bytes, atomics=claimed,
+        ops=received * section.receive_ops,
+        launches=np.maximum(1.0, np.ceil(np.asarray(c.received_bytes) / section.receive_threshold_bytes)))
+    return {"encode": encode, "decode": decode, "cq_list": cq_list, "gather": gather, "filter": filt,
+            "receive": receive}
+
+
+def level_times(machine: Machine, device: str, sv: str, shape: Shape, c: Counts, ports, latency_s: float,
+                column_total_bytes, row_total_bytes) -> LevelTimes:
+    """Every unit's time in the level for counts ``c``. ``ports``: the
+    busiest of the process's host injection, ejection and link times for
+    the fold; ``column_total_bytes``/``row_total_bytes``: the bytes its
+    column's (row's) allgather gathers."""
+    section = machine.section("ueno2d")
+    kernels = kernel_times(machine, device, sv, shape, c)
+    coll = machine.collectives
+    times = LevelTimes(kernels=kernels)
+    times.column_allgather = np.vectorize(lambda b: allgather_time(coll, shape.R, b), otypes=[float])(
+        np.asarray(column_total_bytes, dtype=np.float64))
+    times.row_allgather = np.vectorize(lambda b: allgather_time(coll, shape.C, b), otypes=[float])(
+        np.asarray(row_total_bytes, dtype=np.float64))
+    portions = np.maximum(1.0, np.ceil(np.asarray(c.entries, dtype=np.float64) * section.edge_bytes
+                                       / section.gather_buffer_bytes))
+    times.portions = portions
+    if device == "gpu":
+        gpu = machine.section("gpu")
+        times.expand_d2h = gpu.copy_seconds(c.own_bytes)
+        times.expand_h2d = gpu.copy_seconds(np.asarray(c.column_bytes, dtype=np.float64) + c.row_bytes, 2.0)
+        times.fold_d2h = gpu.copy_seconds(c.sent_bytes, portions)
+        batches = np.maximum(1.0, np.ceil(np.asarray(c.received_bytes, dtype=np.float64)
+                                          / section.receive_threshold_bytes))
+        times.fold_h2d = gpu.copy_seconds(c.received_bytes, batches)
+    messaging = machine.messaging
+    times.mpi = (np.asarray(c.messages_out, dtype=np.float64) * messaging.send_overhead_s
+                 + np.asarray(c.messages_in, dtype=np.float64) * messaging.receive_overhead_s)
+    times.ports = np.asarray(ports, dtype=np.float64)
+    stages = kernels["gather"] + kernels["filter"] + times.fold_d2h + times.fold_h2d + kernels["receive"]
+    has_fold = np.asarray(c.sent_bytes, dtype=np.float64) > 0
+    times.fill = stages / portions + np.where(has_fold, latency_s, 0.0)
+    return times
+
+
+def expand_seconds(times: LevelTimes, column_max, row_max):
+    """From the level's start to CQ and SV ready: each allgather starts
+    when the slowest member of its group is ready (``column_max`` and
+    ``row_max`` map a per-process value to its group's largest)."""
+    column_end = column_max(times.expand_ready()) + times.column_allgather
+    return row_max(column_end) + times.row_allgather + times.expand_finish()

@@ -1,0 +1,213 @@
+"""ueno2d projected: Ueno & Suzumura's BFS at sizes too large to execute
+here (the paper's 4,096 GPUs at scale 35), from real BFS runs at a smaller
+scale. Every output says "projected" (docs/background/projection.md).
+
+1. **Profile.** The executed level function (work.py) runs on the profile
+   graph laid out on a virtual grid of V processes (V = the target's P when
+   each still gets enough vertices, else fewer; ``virtual_nodes``), giving
+   every virtual process's counts, and the real frontiers and claims.
+2. **Scale.** Totals grow to the target: vertices by the ratio of reached
+   vertices (``Growth.vertices`` x 2^(S - s)), entries also by the growth of
+   a reached vertex's degree. A target process gets the mean share; the
+   busiest process follows the virtual processes' spread (``Spread``). A
+   level whose target frontier has fewer vertices than there are processes
+   (the root's level) keeps its busiest process: the heaviest frontier
+   vertex's list, grown by its own degree growth, over the R processes of
+   its column.
+3. **Fold, in closed form.** SV passes one edge per (process, unvisited
+   target) (work.py, step 5), and the processes holding a target v's
+   entries from the frontier are those of v's row in the columns of its
+   frontier neighbours. With k frontier neighbours in uniformly random
+   columns (scrambled labels) they are C (1 - (1 - 1/C)^k) processes in
+   expectation, so the level's fold edges are the sum of that over the
+   profile's newly reached vertices, each k grown with the reached degree.
+   One in C of them is kept at home (u and v in the same column). Expand
+   lists cost the closed-form SIMD-VLQ bytes of a random subset
+   (``vlq.expected_bytes_per_value``).
+4. **Machine.** The executed level's prices (pricing.py) on the mean and the
+   busiest process; a host's port carries its k processes' fold (the
+   busiest one and k - 1 typical ones: a processor-row's members are never
+   on one host when R >= k); full bisection, so no link is busier than the
+   ports; the level ends with the allreduce of the next frontier's size.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...bfs.direction import TOP_DOWN
+from ...engine.costs import allreduce_time, port_seconds, route_latency
+from ...graph import Graph
+from ...machine.model import Machine
+from ...projection import Growth
+from ...projection.virtual import Spread, virtual_nodes
+from ...records import LevelRecord
+from ..bsp1d.execute import gather_adjacency
+from . import pricing, vlq
+from . import work as ueno
+from .pricing import Counts, Shape
+from .work import EXPAND_BITMAP, EXPAND_LIST, WORD_BITS
+
+PROFILE_VERTEX_PER_NODE = False
+
+
+def distinct_columns(k, columns: int):
+    """Expected distinct columns among ``k`` uniformly random picks of
+    ``columns``: C (1 - (1 - 1/C)^k)."""
+    k = np.asarray(k, dtype=np.float64)
+    return columns * -np.expm1(k * math.log1p(-1.0 / columns)) if columns > 1 else np.minimum(k, 1.0)
+
+
+def list_bytes(vertices: float, block: float) -> float:
+    """Expected SIMD-VLQ bytes of a delta list of ``vertices`` random ids
+    of a block of ``block``: the first id in full, then the gaps."""
+    if vertices <= 0:
+        return 0.0
+    first = float(vlq.vlq_lengths(np.array([max(int(block) - 1, 0)], dtype=np.uint64))[0])
+    density = min(1.0, vertices / block)
+    return first + (vertices - 1) * float(vlq.expected_bytes_per_value(density))
+
+
+class Projector:
+    def __init__(self, graph: Graph, machine: Machine, topology, options: ueno.Ueno2DOptions, processes: int,
+                 profile_scale: int, target_scale: int, edgefactor: int):
+        self.graph = graph
+        self.machine = machine
+        self.options = options
+        self.section = machine.section("ueno2d")
+        self.P = processes
+        self.R, self.C = ueno.grid_shape(processes)
+        self.n = float(2 ** target_scale)
+        self.growth = Growth.between(profile_scale, target_scale, edgefactor)
+        self.V = virtual_nodes(processes, graph.num_vertices)
+        self.layout = ueno.Layout(graph, self.V)
+        self.vertex_ratio = self.n / graph.num_vertices * self.growth.vertices
+        self.edge_ratio = self.n / graph.num_vertices * self.growth.mean
+        self.kappa = self.V / self.P * self.vertex_ratio
+        self.widening = math.sqrt(self.growth.second * self.growth.vertices) / self.growth.mean
+        self.hub_growth = self.growth.of_vertex(float(graph.degree.max())) / self.growth.reached_mean
+        hops = topology.hop_distribution()
+        self.latency_s = route_latency(len(hops) - 1, machine.network)
+
+    def counts(self, frontier: np.ndarray, visited: np.ndarray, work: ueno.LevelWork) -> tuple[Counts, Counts]:
+        """The level's counts of the mean and of the busiest target process."""
+        P, R, C, n = self.P, self.R, self.C, self.n
+        section = self.section
+        frontier_t = len(frontier) * self.vertex_ratio
+        mode = EXPAND_BITMAP if (self.options.expand == "bitmap" or frontier_t > section.alpha * n) else EXPAND_LIST
+        own = frontier_t / P
+        own_bytes = n / P / 8 if mode == EXPAND_BITMAP else list_bytes(own, n / P)
+        words = n / C / WORD_BITS
+        density = min(1.0, frontier_t / n)
+        nonempty = words * -math.expm1(WORD_BITS * math.log1p(-density)) if density < 1 else words
+        # fold edges in closed form (step 3)
+        sources, targets = gather_adjacency(self.graph, frontier)
+        fresh = targets[~visited[targets]]
+        k = np.bincount(fresh)[np.unique(fresh)] if len(fresh) else np.zeros(0)
+        pairs = float(distinct_columns(k * self.growth.reached_mean, C).sum()) * self.vertex_ratio
+        remote = pairs * (1 - 1 / C)
+        entries_t = float(work.entries.sum()) * self.edge_ratio
+        claimed = len(work.new_vertices) * self.vertex_ratio
+        seed = frontier_t < P
+        if seed:  # the heaviest frontier vertex's list over the R processes of its column
+            heaviest = float(self.graph.degree[frontier].max()) if len(frontier) else 0.0
+            busiest_entries = max(entries_t / P, heaviest * self.growth.of_vertex(heaviest) / R)
+            spread_ratio = busiest_entries / max(entries_t / P, 1e-300)
+        else:
+            spread = Spread(self.kappa, self.widening, self.hub_growth, P)
+            mean_v, busiest_v, _ = spread.mean_and_busiest(work.entries * self.growth.reached_mean)
+            spread_ratio = busiest_v / mean_v if mean_v > 0 else 1.0
+        edge = section.edge_bytes
+        portions = max(1.0, math.ceil(entries_t / P * spread_ratio * edge / section.gather_buffer_bytes))
+
+        def make(scale: float) -> Counts:
+            sent = remote / P * scale
+            peers = C - 1
+            per_peer = sent / peers if peers else 0.0
+            messages = peers * (min(portions, per_peer) if per_peer >= 1 else -math.expm1(-per_peer))
+            return Counts(expand_mode=mode, own_vertices=own, own_bytes=own_bytes,
+                          column_bytes=(R - 1) * own_bytes, row_bytes=(C - 1) * own_bytes,
+                          column_vertices=own * R, row_vertices=own * C, cq_words=words, nonempty_words=nonempty,
+                          entries=entries_t / P * scale, passed=pairs / P * scale, sent_bytes=sent * edge,
+                          received=pairs / P * scale, received_bytes=sent * edge, claimed=claimed / P * scale,
+                          messages_out=messages, messages_in=messages)
+
+        return make(1.0), make(spread_ratio)
+
+    def level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray):
+        work = ueno.level(self.layout, frontier, visited, self.section.alpha, self.section.simd_width,
+                          "bitmap" if self.options.expand == "bitmap" else "auto")
+        mean, busiest = self.counts(frontier, visited, work)
+        machine, network = self.machine, self.machine.network
+        k = network.processes_per_host
+        shape = Shape(n=self.n, R=self.R, C=self.C)
+
+        def wire(c: Counts) -> float:
+            if c.sent_bytes <= 0:
+                return 0.0
+            per_message = c.sent_bytes / max(c.messages_out, 1e-300)
+            packets = c.messages_out * math.ceil(per_message / network.packet_payload_bytes)
+            return float(network.wire_bytes(c.sent_bytes, packets))
+
+        host = wire(busiest) + (k - 1) * wire(mean)
+        ports = port_seconds(host, network)
+        latency = self.latency_s if busiest.sent_bytes > 0 else 0.0
+        priced = {}
+        for name, c in (("mean", mean), ("busiest", busiest)):
+            times = pricing.level_times(machine, self.options.device, self.options.sv, shape, c, ports, latency,
+                                        self.R * c.own_bytes, self.C * c.own_bytes)
+            ident = lambda value: value  # noqa: E731 - every member of a group is this process
+            priced[name] = (times, float(pricing.expand_seconds(times, ident, ident)), float(times.fold_seconds()))
+        times, expand_s, fold_s = priced["busiest"]
+        closing = allreduce_time(machine.collectives, self.P, 8)
+        time_s = expand_s + fold_s + closing
+        kernels_mean = float(priced["mean"][0].kernel_total)
+        kernels_max = float(times.kernel_total)
+        k_ = times.kernels
+        terms = {("gpu kernels" if self.options.device == "gpu" else "cpu kernels"):
+                 float(k_["gather"] + k_["filter"] + k_["receive"]),
+                 "pcie": float(max(times.fold_d2h, times.fold_h2d)), "network": float(ports),
+                 "mpi": float(times.mpi), "expand": expand_s}
+        record = LevelRecord.with_rest_as_synchronisation(
+            root=root, level=level, direction=TOP_DOWN,
+            frontier_vertices=int(round(len(frontier) * self.vertex_ratio)) if level else 1,
+            edges_examined=int(round(mean.entries * self.P)), messages=int(round(mean.messages_out * self.P)),
+            bytes=float(mean.sent_bytes * self.P), time_s=time_s, compute_s=kernels_mean,
+            communication_s=time_s - kernels_mean, compute_max_s=kernels_max, bottleneck=max(terms, key=terms.get),
+            collective_bytes=float((mean.column_bytes + mean.row_bytes) * self.P),
+            edges_sent=int(round(mean.sent_bytes * self.P / self.section.edge_bytes)))
+        return work, record, {"mean": mean, "busiest": busiest, "times": times}
+
+    def root(self, root: int, edgefactor: int):
+        graph = self.graph
+        visited = np.zeros(graph.num_vertices, dtype=bool)
+        visited[root] = True
+        frontier = np.array([root], dtype=np.int64)
+        records, total, level = [], 0.0, 0
+        while len(frontier):
+            work, record, _ = self.level(root, level, frontier, visited)
+            records.append(record)
+            total += record.time_s
+            new = work.new_vertices
+            visited[new] = True
+            frontier = new
+            level += 1
+        edges = graph.input_edges_in_component(visited) / graph.num_input_edges * edgefactor * self.n
+        return edges, total, records
+
+
+def project(graph: Graph, keys, machine: Machine, topology, algorithm, profile_scale: int, target_scale: int,
+            edgefactor: int, progress=lambda message: None, *, processes: int) -> list:
+    """Steps 1-4 for every search key: [(root, edges, time, records)] on
+    ``processes`` processes (the topology joins their hosts)."""
+    projector = Projector(graph, machine, topology, algorithm.options, processes, profile_scale, target_scale,
+                          edgefactor)
+    progress(f"{len(keys)} roots on a virtual {projector.layout.R} x {projector.layout.C} grid standing for the "
+             f"target's {projector.R} x {projector.C}")
+    out = []
+    for root in keys:
+        edges, time_s, records = projector.root(int(root), edgefactor)
+        out.append((int(root), edges, time_s, records))
+    return out
