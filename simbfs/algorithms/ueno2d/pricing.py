@@ -76,7 +76,7 @@ def cpu_processor(machine: Machine) -> Processor:
     latency_s = hierarchy.memory_latency_cycles / node.clock_hz
     random_rate = section.host_threads * section.cpu_misses_in_flight / latency_s
     return Processor(stream_Bps=node.memory_bandwidth_Bps / share, granule_bytes=hierarchy.cache_line_bytes,
-                     cache_bytes=hierarchy.cache_size_bytes / share, random_rate=random_rate,
+                     write_granule_bytes=hierarchy.cache_line_bytes, cache_bytes=hierarchy.cache_size_bytes / share, random_rate=random_rate,
                      op_rate=node.cores / share * node.clock_hz, atomic_rate=random_rate, launch_s=0.0)
 
 
@@ -171,7 +171,8 @@ def kernel_times(machine: Machine, device: str, sv: str, shape: Shape, c: Counts
         encode = proc.kernel_seconds(streamed_bytes=own_bits + np.asarray(c.own_bytes, dtype=np.float64),
                                      ops=np.asarray(c.own_bytes, dtype=np.float64) * section.vlq_ops)
         decode = proc.kernel_seconds(streamed_bytes=received_expand,
-                                     scattered=np.asarray(c.column_vertices, dtype=np.float64) + c.row_vertices,
+                                     scattered_writes=np.asarray(c.column_vertices, dtype=np.float64)
+                                     + c.row_vertices,
                                      scattered_set_bytes=cq_bits + sv_bits,
                                      ops=received_expand * section.vlq_ops)
     else:
@@ -190,13 +191,13 @@ def kernel_times(machine: Machine, device: str, sv: str, shape: Shape, c: Counts
         ops=entries * section.gather_ops, launches=launches)
     updates = entries if sv == "atomic" else passed
     atomics = {"atomic": entries, "ttas": passed, "tas": 0.0 * passed}[sv]
-    filt = proc.kernel_seconds(streamed_bytes=(entries + passed) * edge, scattered=entries + updates,
-                               scattered_set_bytes=sv_bits, atomics=atomics, ops=entries * section.filter_ops,
+    filt = proc.kernel_seconds(streamed_bytes=(entries + passed) * edge, scattered=entries,
+                               scattered_writes=updates, scattered_set_bytes=sv_bits, atomics=atomics, ops=entries * section.filter_ops,
                                launches=launches)
     received = np.asarray(c.received, dtype=np.float64)
     claimed = np.asarray(c.claimed, dtype=np.float64)
     receive = proc.kernel_seconds(
-        streamed_bytes=received * edge, scattered=received + 3 * claimed,
+        streamed_bytes=received * edge, scattered=received, scattered_writes=3 * claimed,
         scattered_set_bytes=2 * own_bits + n / P * section.parent_bytes, atomics=claimed,
         ops=received * section.receive_ops,
         launches=np.maximum(1.0, np.ceil(np.asarray(c.received_bytes) / section.receive_threshold_bytes)))

@@ -46,8 +46,12 @@ class Processor:
     threads that run the same code), in SI units.
 
     ``stream_Bps``: sustained bandwidth of coalesced (sequential) traffic;
-    ``granule_bytes``: memory traffic of one scattered access that misses
-    the cache (a 32 B sector on Fermi, a 64 B line on a Xeon);
+    ``granule_bytes``: memory traffic of one scattered load that misses
+    the cache (a 128 B L1 line for Fermi's default caching loads, a 64 B
+    line on a Xeon);
+    ``write_granule_bytes``: memory traffic of one scattered store or atomic
+    that misses (a 32 B L2 sector on Fermi, whose stores and atomics bypass
+    the L1; a 64 B line on a Xeon);
     ``cache_bytes``: the last-level cache that scattered accesses may hit;
     ``random_rate``: scattered misses per second the processor can keep in
     flight (latency-bound; infinite when bandwidth-bound);
@@ -57,6 +61,7 @@ class Processor:
 
     stream_Bps: float
     granule_bytes: float
+    write_granule_bytes: float
     cache_bytes: float
     random_rate: float
     op_rate: float
@@ -70,15 +75,18 @@ class Processor:
         return np.where(ws <= self.cache_bytes, 0.0, 1.0 - self.cache_bytes / np.maximum(ws, 1e-300))
 
     def kernel_seconds(self, streamed_bytes=0.0, scattered=0.0, scattered_set_bytes=0.0, atomics=0.0,
-                       ops=0.0, launches=1.0):
+                       ops=0.0, launches=1.0, scattered_writes=0.0):
         """Time of a kernel (scalars, or numpy arrays with one entry per
         process) that streams ``streamed_bytes``, makes ``scattered``
-        scattered accesses into a structure of ``scattered_set_bytes``,
-        ``atomics`` atomic updates and ``ops`` lane operations, over
-        ``launches`` launches::
+        scattered loads and ``scattered_writes`` scattered stores (dirty
+        sectors written back, atomics included) into a structure of
+        ``scattered_set_bytes``, ``atomics`` atomic updates and ``ops`` lane
+        operations, over ``launches`` launches::
 
-            misses = scattered x miss_rate(scattered_set_bytes)
-            memory = (streamed_bytes + misses x granule) / stream_bandwidth
+            miss   = miss_rate(scattered_set_bytes)
+            misses = (scattered + scattered_writes) x miss
+            memory = (streamed_bytes + scattered x miss x granule
+                      + scattered_writes x miss x write_granule) / stream_bandwidth
             time   = launches x launch
                      + max(memory, misses / random_rate, ops / op_rate, atomics / atomic_rate)
 
@@ -87,8 +95,11 @@ class Processor:
         the rate of the busiest of them, not their sum. A kernel with
         nothing to do costs nothing (no launch)."""
         streamed = np.asarray(streamed_bytes, dtype=np.float64)
-        misses = np.asarray(scattered, dtype=np.float64) * self.miss_rate(scattered_set_bytes)
-        memory = (streamed + misses * self.granule_bytes) / self.stream_Bps
+        miss = self.miss_rate(scattered_set_bytes)
+        loads = np.asarray(scattered, dtype=np.float64) * miss
+        stores = np.asarray(scattered_writes, dtype=np.float64) * miss
+        misses = loads + stores
+        memory = (streamed + loads * self.granule_bytes + stores * self.write_granule_bytes) / self.stream_Bps
         busiest = np.maximum(np.maximum(memory, misses / self.random_rate),
                              np.maximum(np.asarray(ops, dtype=np.float64) / self.op_rate,
                                         np.asarray(atomics, dtype=np.float64) / self.atomic_rate))
@@ -107,6 +118,7 @@ class GPUModel:
     memory_bytes: float
     memory_bandwidth_Bps: float
     stream_Bps: float
+    load_bytes: float
     sector_bytes: float
     l2_bytes: float
     atomic_rate: float
@@ -119,7 +131,8 @@ class GPUModel:
         """The GPU as a kernel cost model: bandwidth-bound scattered
         accesses (enough resident warps hide the latency: infinite
         random_rate), one simple operation per lane per cycle."""
-        return Processor(stream_Bps=self.stream_Bps, granule_bytes=self.sector_bytes, cache_bytes=self.l2_bytes,
+        return Processor(stream_Bps=self.stream_Bps, granule_bytes=self.load_bytes,
+                         write_granule_bytes=self.sector_bytes, cache_bytes=self.l2_bytes,
                          random_rate=float("inf"), op_rate=self.multiprocessors * self.lanes * self.clock_hz,
                          atomic_rate=self.atomic_rate, launch_s=self.launch_s)
 
@@ -140,7 +153,7 @@ def _build(v: SectionValues) -> GPUModel:
     return GPUModel(
         multiprocessors=int(v["multiprocessors"]), lanes=int(v["lanes"]), clock_hz=v["clock"],
         memory_bytes=v["memory"], memory_bandwidth_Bps=v["memory_bandwidth"], stream_Bps=v["stream_bandwidth"],
-        sector_bytes=v["sector"], l2_bytes=v["l2_cache"], atomic_rate=v["atomic_rate"], launch_s=v["launch_overhead"],
+        load_bytes=v["scattered_load"], sector_bytes=v["sector"], l2_bytes=v["l2_cache"], atomic_rate=v["atomic_rate"], launch_s=v["launch_overhead"],
         pcie_Bps=v["pcie_bandwidth"], pcie_latency_s=v["pcie_latency"])
 
 
@@ -166,7 +179,8 @@ SECTION = MachineSection(
             "memory": S.Param("size", "Device memory a process can use (ECC on)."),
             "memory_bandwidth": S.Param("bandwidth", "Peak device-memory bandwidth."),
             "stream_bandwidth": S.Param("bandwidth", "Sustained device-memory bandwidth of streaming kernels."),
-            "sector": S.Param("size", "Memory traffic of one scattered access that misses the L2."),
+            "scattered_load": S.Param("size", "Memory traffic of one scattered load that misses the caches."),
+            "sector": S.Param("size", "Memory traffic of one scattered store or atomic that misses the L2."),
             "l2_cache": S.Param("size", "L2 cache shared by the multiprocessors."),
             "atomic_rate": S.Param("frequency", "Atomic read-modify-writes per second (Hz) resolved in the L2."),
             "launch_overhead": S.Param("time", "Fixed cost of one kernel launch."),

@@ -1,0 +1,1 @@
+"""TSUBAME 2.0 experiments: Ueno & Suzumura (seed 004)."""
