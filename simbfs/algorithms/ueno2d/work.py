@@ -57,6 +57,7 @@ from ...bfs.partition import block_owner, block_starts
 from ...errors import UserError
 from ...graph import Graph
 from ..bsp1d.execute import gather_adjacency
+from ..cp2d.execute import smallest_per_key
 from . import vlq
 
 EXPAND_BITMAP = "bitmap"
@@ -200,15 +201,6 @@ class LevelWork:
     @property
     def edges_examined(self) -> int:
         return int(self.entries.sum())
-
-
-def smallest_per_key(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct keys, ascending, each with its smallest value."""
-    order = np.lexsort((values, keys))
-    keys, values = keys[order], values[order]
-    first = np.ones(len(keys), dtype=bool)
-    first[1:] = keys[1:] != keys[:-1]
-    return keys[first], values[first]
 
 
 def level(layout: Layout, frontier: np.ndarray, visited: np.ndarray, alpha: float, width: int,

@@ -1,0 +1,218 @@
+"""ueno2d, Ueno & Suzumura's 2D BFS on GPUs (seed 004): the exact claims
+(Table 1's grids, the expand threshold, scale 23 per GPU), executed runs that
+validate and match networkx's levels, SV filtering against a brute force,
+the kernel and copy prices against hand-worked values, processes sharing a
+host's ports, and the projection against execution."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from simbfs.algorithms import get_algorithm
+from simbfs.algorithms.ueno2d import work as ueno
+from simbfs.algorithms.ueno2d.pricing import cpu_processor
+from simbfs.engine import Simulation
+from simbfs.engine.devices import Processor
+from simbfs.errors import UserError
+from simbfs.graph import GraphSpec, generate_graph
+from simbfs.machine import load_machine
+from simbfs.runner import RunConfig, run
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return generate_graph(GraphSpec("kronecker", 11, seed=3))
+
+
+@pytest.fixture(scope="module")
+def tsubame():
+    return load_machine("tsubame2")
+
+
+# ------------------------------------------------------------- exact claims
+def test_process_grid_is_table_1():
+    """tsubame.process_grid: 8x8, 8x16, 16x16, 16x32, 32x32, 32x64 for
+    64..2,048 processes, and the same rule beyond (4,096: 64x64)."""
+    table = {64: (8, 8), 128: (8, 16), 256: (16, 16), 512: (16, 32), 1024: (32, 32), 2048: (32, 64),
+             4096: (64, 64)}
+    assert {p: ueno.grid_shape(p) for p in table} == table
+
+
+@pytest.mark.parametrize("processes", [3, 96, 4095])
+def test_a_grid_needs_a_power_of_two_of_processes(processes):
+    with pytest.raises(UserError, match="power of two"):
+        ueno.grid_shape(processes)
+
+
+def test_expand_sends_bitmaps_only_above_alpha_n(graph):
+    """tsubame.expand_threshold: a bitmap when |NQ| > alpha n (alpha = 1/16),
+    else the SIMD-VLQ list; the list's bytes are the real encoding's."""
+    layout = ueno.Layout(graph, 16)
+    n = graph.num_vertices
+    at = np.arange(0, n, 16)[: n // 16]  # exactly alpha n vertices
+    assert len(at) == n // 16
+    listed = ueno.expand(layout, at, 1 / 16, 32)
+    assert listed.mode == ueno.EXPAND_LIST
+    above = np.append(at, 1)
+    assert ueno.expand(layout, above, 1 / 16, 32).mode == ueno.EXPAND_BITMAP
+    # each block holds 128 vertices, 8 of them in NQ, every 16th: local ids
+    # 0, 16, ..., 112 -> deltas 112, 16 x 7: one VLQ byte each
+    assert listed.own_bytes.tolist() == [8.0] * 16
+    assert np.array_equal(np.sort(listed.frontier), at)
+
+
+@pytest.mark.parametrize("processes", [64, 256, 1024, 4096])
+def test_the_largest_problem_is_scale_23_per_gpu(tsubame, processes):
+    """tsubame.scale_per_gpu: with 2.8 GB per GPU, scale 23 per GPU fits
+    and scale 24 does not (004, VI-C)."""
+    algorithm = get_algorithm("ueno2d")
+    log_p = processes.bit_length() - 1
+
+    def need(scale):
+        return algorithm.node_memory_bytes(2**scale, 2 * 16 * 2**scale, processes, tsubame)
+
+    assert need(23 + log_p) > 0
+    with pytest.raises(UserError, match="GPU"):
+        need(24 + log_p)
+
+
+def test_a_graph_too_large_for_the_gpus_is_refused_in_one_line(capsys):
+    from simbfs.cli import main
+
+    assert main(["run", "tsubame2", "--nodes", "64", "--scale", "31", "--mode", "project", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "gpu.memory" in err and "scale 29" in err
+
+
+# ---------------------------------------------------------- executed runs
+@pytest.mark.parametrize("variant", ["ueno2d", "ueno2d:expand=bitmap,sv=atomic", "ueno2d:sv=tas",
+                                     "ueno2d:device=cpu"])
+@pytest.mark.parametrize("nodes", [1, 16, 64])
+def test_every_variant_builds_valid_bfs_trees(variant, nodes):
+    doc = run(RunConfig(machine="tsubame2", algorithm=variant, nodes=nodes, scale=12, roots=3, seed=1))
+    assert doc["validated"] and doc["all_valid"]
+    assert doc["teps"]["harmonic_mean"] > 0
+
+
+def test_levels_match_networkx(graph, tsubame):
+    """Top-down and level-synchronised: level k claims exactly the vertices
+    at distance k from the root (networkx)."""
+    sim = Simulation(tsubame, 16)
+    root = int(np.argmax(graph.degree))
+    result = get_algorithm("ueno2d").run(sim, graph, root)
+    g = nx.Graph()
+    sources = np.repeat(np.arange(graph.num_vertices), np.diff(graph.indptr))
+    g.add_edges_from(zip(sources.tolist(), graph.indices.tolist()))
+    distance = nx.single_source_shortest_path_length(g, root)
+    by_level = {}
+    for vertex, d in distance.items():
+        by_level[d] = by_level.get(d, 0) + 1
+    # level k starts from the vertices at distance k; the last level finds none
+    assert [record.frontier_vertices for record in result.levels] == [by_level[d] for d in sorted(by_level)]
+    reached = np.flatnonzero(result.parent >= 0)
+    assert set(reached.tolist()) == set(distance)
+
+
+def test_sv_passes_one_edge_per_process_and_unvisited_target(graph):
+    """Brute force with Python sets: after SV sharing every visited vertex
+    of a row is in SV, so process p sends target v (unvisited) once per
+    level, from the smallest frontier source it holds."""
+    layout = ueno.Layout(graph, 16)
+    visited = np.zeros(graph.num_vertices, dtype=bool)
+    root = int(np.argmax(graph.degree))
+    visited[root] = True
+    frontier = np.array([root])
+    for _ in range(3):
+        work = ueno.level(layout, frontier, visited, 1 / 16, 32)
+        expected = {}
+        for u in frontier.tolist():
+            for v in graph.indices[graph.indptr[u]:graph.indptr[u + 1]].tolist():
+                if visited[v]:
+                    continue
+                holder = int(layout.holder(np.array([u]), np.array([v]))[0])
+                expected.setdefault(holder, set()).add(v)
+        passed = {p: len(targets) for p, targets in expected.items()}
+        assert {p: int(c) for p, c in enumerate(work.passed) if c} == passed
+        # every pair goes to a process of the holder's processor-row
+        senders, receivers = np.nonzero(work.fold_pairs)
+        assert np.array_equal(layout.row_of[senders], layout.row_of[receivers])
+        visited[work.new_vertices] = True
+        frontier = work.new_vertices
+
+
+# ---------------------------------------------------------------- pricing
+def test_kernel_price_by_hand():
+    """100 MB streamed at 100 GB/s = 1 ms; 1e6 scattered loads into 2 MB
+    with a 1 MB cache miss half the time: 0.5e6 x 128 B = 64 MB more =
+    0.64 ms; 1e6 scattered stores: 0.5e6 x 32 B = 16 MB = 0.16 ms; so
+    memory 1.8 ms, ops 1e9 / 1e12 = 1 ms, atomics 2e6 / 1e9 = 2 ms: the
+    atomics bound it, plus 2 launches of 5 us."""
+    proc = Processor(stream_Bps=100e9, granule_bytes=128, write_granule_bytes=32, cache_bytes=2**20,
+                     random_rate=float("inf"), op_rate=1e12, atomic_rate=1e9, launch_s=5e-6)
+    assert proc.kernel_seconds(streamed_bytes=100e6, scattered=1e6, scattered_writes=1e6,
+                               scattered_set_bytes=2 * 2**20, ops=1e9, atomics=1e6, launches=2) \
+        == pytest.approx(10e-6 + 1.8e-3)
+    assert proc.kernel_seconds(streamed_bytes=100e6, scattered=1e6, scattered_writes=1e6,
+                               scattered_set_bytes=2 * 2**20, ops=1e9, atomics=2e6, launches=2) \
+        == pytest.approx(10e-6 + 2e-3)
+    assert proc.kernel_seconds() == 0.0  # nothing to do: no launch
+
+
+def test_pcie_copy_price_by_hand(tsubame):
+    gpu = tsubame.section("gpu")
+    assert gpu.copy_seconds(6e9, 3) == pytest.approx(3 * 10e-6 + 1.0)
+    assert gpu.copy_seconds(0.0) == 0.0
+
+
+def test_cpu_version_shares_the_host(tsubame):
+    """device=cpu: a process gets a third of the host's 42 GB/s and 24 MiB
+    L3, and 8 threads x 5 misses in flight at 87 ns (255 cycles)."""
+    proc = cpu_processor(tsubame)
+    assert proc.stream_Bps == pytest.approx(14e9)
+    assert proc.cache_bytes == 8 * 2**20
+    assert proc.random_rate == pytest.approx(40 / (255 / 2.93e9))
+
+
+def test_processes_of_a_host_share_its_ports(tsubame):
+    """6 processes on 2 hosts: 0 -> 1 stays inside host 0; 0 -> 3 and
+    1 -> 4 leave it, so host 0 injects both, and each of its processes
+    reports the host's port time."""
+    sim = Simulation(tsubame, 6)
+    assert sim.topology.nodes == 2
+    network = sim.context().network
+    payload = np.zeros((6, 6))
+    payload[0, 1] = 1e6
+    payload[0, 3] = 2048.0 * 100
+    payload[1, 4] = 2048.0 * 100
+    loads = network.traffic_loads(payload)
+    wire = 2 * 100 * (2048 + 26)  # two messages of 100 full packets
+    assert loads.inject_s.tolist() == pytest.approx([wire / 6.4e9] * 3 + [0.0] * 3)
+    assert loads.eject_s.tolist() == pytest.approx([0.0] * 3 + [wire / 6.4e9] * 3)
+    assert loads.messages_out.tolist() == [1, 1, 0, 0, 0, 0]
+
+
+def test_the_report_says_gpus_and_hosts():
+    from simbfs.report import format_run
+
+    doc = run(RunConfig(machine="tsubame2", nodes=64, scale=12, roots=1, seed=1))
+    assert doc["nodes"] == 64 and doc["hosts"] == 22
+    assert "64 nodes (MPI processes, one per GPU) on 22 hosts" in format_run(doc)
+
+
+def test_generic_projections_are_refused_on_shared_hosts():
+    with pytest.raises(UserError, match="processes_per_host"):
+        run(RunConfig(machine="tsubame2", nodes=64, scale=14, roots=1, algorithm="bsp1d-do", mode="project",
+                      profile_scale=12))
+
+
+# -------------------------------------------------------------- projection
+@pytest.mark.parametrize("nodes,scale,profile", [(64, 16, 16), (64, 16, 14)])
+def test_projection_is_within_10_percent_of_execution(nodes, scale, profile):
+    executed = run(RunConfig(machine="tsubame2", nodes=nodes, scale=scale, roots=4, seed=1, validate=False))
+    projected = run(RunConfig(machine="tsubame2", nodes=nodes, scale=scale, roots=4, seed=1, mode="project",
+                              profile_scale=profile))
+    assert projected["mode"] == "projected"
+    ratio = projected["teps"]["harmonic_mean"] / executed["teps"]["harmonic_mean"]
+    assert ratio == pytest.approx(1.0, abs=0.10)
