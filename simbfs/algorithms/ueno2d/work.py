@@ -208,7 +208,7 @@ def level(layout: Layout, frontier: np.ndarray, visited: np.ndarray, alpha: floa
     """Steps 2-7 of one level (module docstring) on the real graph."""
     P, R = layout.P, layout.R
     ex = expand(layout, frontier, alpha, width, mode)
-    cq = ex.frontier
+    cq = np.sort(ex.frontier)
     # 3. CQ list: non-empty 32-bit words of each column's CQ bitmap
     col = layout.owner(cq) // R
     word = (cq - layout.col_starts[col]) // WORD_BITS
@@ -221,7 +221,10 @@ def level(layout: Layout, frontier: np.ndarray, visited: np.ndarray, alpha: floa
     entries = np.bincount(holder, minlength=P).astype(np.float64)
     # 5. filter: one edge per (holder, unvisited target), the smallest source
     fresh = ~visited[targets]
-    key, parent = smallest_per_key(holder[fresh] * layout.n + targets[fresh], sources[fresh])
+    # the entries come in ascending order of source (the CQ is sorted), so a
+    # key's first entry (a stable sort keeps it first) has its smallest source
+    key, first = np.unique(holder[fresh] * layout.n + targets[fresh], return_index=True)
+    parent = sources[fresh][first]
     pair_holder, pair_target = key // layout.n, key % layout.n
     pair_owner = layout.owner(pair_target)
     fold_pairs = np.bincount(pair_holder * P + pair_owner, minlength=P * P).astype(np.float64).reshape(P, P)
