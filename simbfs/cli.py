@@ -99,7 +99,8 @@ def _add_simulation_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("machine", metavar="MACHINE",
                      help="a bundled machine name (see `simbfs machines`) or the path of a machine YAML file")
     parser.add_argument("--nodes", type=_positive_int, metavar="N",
-                     help="simulated nodes (default: the machine's nodes.default); a torus needs a partition size")
+                     help="simulated nodes (default: the machine's nodes.default); a torus needs a partition size; "
+                          "on tsubame2 a node is an MPI process driving one GPU, 3 per host")
     parser.add_argument("--scale", type=_positive_int, metavar="S",
                      help="graph of 2^S vertices (default: the machine's graph: scale, else 16)")
     parser.add_argument("--graph", choices=("kronecker", "uniform"),
@@ -124,11 +125,12 @@ def _add_simulation_options(parser: argparse.ArgumentParser) -> None:
                           "cp1d-* take options after a colon, e.g. cp1d-spi:compression=off,threads=16 "
                           "(direction-optimising, compression, load-balancing: on/off; representation: "
                           "coarse-index, skip-list or edge-list; threads); lin1d takes relay=on/off, "
-                          "modules=cpe/mpe, direction-optimising=on/off")
+                          "modules=cpe/mpe, direction-optimising=on/off; ueno2d takes expand=auto/bitmap, "
+                          "sv=atomic/ttas/tas, device=gpu/cpu")
     parser.add_argument("--mode", choices=("execute", "project"), default="execute",
                      help="execute the BFS on the generated graph (default), or project a run too large "
-                          "for this computer from a BFS profile at a smaller scale (bsp1d-*, cp1d-*, cp2d and "
-                          "lin1d on Kronecker graphs; every output then says 'projected')")
+                          "for this computer from a BFS profile at a smaller scale (bsp1d-*, cp1d-*, cp2d, "
+                          "lin1d and ueno2d on Kronecker graphs; every output then says 'projected')")
     parser.add_argument("--profile-scale", type=_positive_int, metavar="S",
                      help="--mode project: scale of the executed BFS profile (default: min(--scale, 20))")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
