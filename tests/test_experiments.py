@@ -30,7 +30,7 @@ SCRIPTS = _scripts()
 
 
 def test_every_machine_folder_has_scripts():
-    assert {p.parent.name for p in SCRIPTS} == {"bluegene_q", "cell_be", "sunway_taihulight"}
+    assert {p.parent.name for p in SCRIPTS} == {"bluegene_q", "cell_be", "sunway_taihulight", "tsubame2"}
     # scripts live in experiments/<machine>/; the top holds only the shared library
     assert sorted(p.name for p in EXPERIMENTS.glob("*.py")) == ["__init__.py", "lib.py"]
 

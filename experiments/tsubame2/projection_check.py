@@ -59,7 +59,18 @@ def main(argv=None) -> list[dict]:
     out = lib.out_dir(args)
     cases = QUICK_CASES if args.quick else CASES
     rows = [compare(*case, roots=4 if args.quick else args.roots) for case in cases]
-    lib.write_csv(out / "projection_check.csv", rows)
+    plt = lib.pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4))
+    labels = [f"{r['algorithm'].replace('ueno2d', 'u2d')}\n{r['gpus']} GPUs s{r['scale']}<-{r['profile_scale']}"
+              for r in rows]
+    ax.bar(range(len(rows)), [100 * r["error"] for r in rows],
+           color=["tab:green" if r["within_bar"] else "tab:red" for r in rows])
+    for bar in (-100 * BAR, 100 * BAR):
+        ax.axhline(bar, color="grey", linestyle="--", linewidth=0.8)
+    ax.set_xticks(range(len(rows)), labels, fontsize=6)
+    ax.set_ylabel("projected / executed - 1 (%)")
+    ax.set_title("ueno2d on tsubame2: projection against execution (harmonic-mean TEPS)")
+    lib.save(fig, rows, out, "projection_check")
     hits = sum(row["within_bar"] for row in rows)
     print(f"{hits} of {len(rows)} within {BAR:.0%}; {out / 'projection_check.csv'}")
     return rows

@@ -229,8 +229,9 @@ def record_units(recorder, rank: int, start: float, level: int, priced: PricedLe
     allgathers, copy in, decode, in turn. Fold: the CQ list, then the
     portions: gather and filter of portion k on the GPU, its copy out, the
     host's port, its copy in at the receiver and task 8 on the GPU, laid
-    out as the pipeline (pricing.py) runs them; the level's timing is the
-    pipeline's bound, which these spans respect."""
+    out as the pipeline (pricing.py) runs them (the received edges of
+    portion k are drawn as arriving with the process's own portion k); the
+    level's timing is the pipeline's bound, which these spans stay within."""
     t = priced.times
     kernels = {name: _at(value, rank) for name, value in t.kernels.items()}
     gpu = "gpu" if device == "gpu" else "cpu"
@@ -260,9 +261,20 @@ def record_units(recorder, rank: int, start: float, level: int, priced: PricedLe
     d2h, h2d = _at(t.fold_d2h, rank) / portions, _at(t.fold_h2d, rank) / portions
     port = _at(t.ports, rank) / portions
     gpu_free = copy_out = wire = copy_in = clock
-    for k in range(portions):
-        gpu_free = span(gpu, per["gather"] + per["filter"], f"gather+filter portion {k + 1}", at=gpu_free)
-        copy_out = span("pcie d2h", d2h, f"copy portion {k + 1} out", at=max(copy_out, gpu_free))
-        wire = span("network", port, f"fold portion {k + 1}", at=max(wire, copy_out))
-        copy_in = span("pcie h2d", h2d, f"copy received {k + 1} in", at=max(copy_in, wire))
-        gpu_free = span(gpu, per["receive"], f"receive (task 8) {k + 1}", at=max(gpu_free, copy_in))
+    # The GPU runs task 8 on a received portion as soon as its edges are on
+    # the GPU and the GPU is free, else the next portion's gather+filter.
+    arrived = []  # when each portion's received edges are on the GPU
+    gathered = received = 0
+    while received < portions:
+        waiting = received < gathered and arrived[received] <= gpu_free
+        if gathered < portions and not waiting:
+            gathered += 1
+            gpu_free = span(gpu, per["gather"] + per["filter"], f"gather+filter portion {gathered}", at=gpu_free)
+            copy_out = span("pcie d2h", d2h, f"copy portion {gathered} out", at=max(copy_out, gpu_free))
+            wire = span("network", port, f"fold portion {gathered}", at=max(wire, copy_out))
+            copy_in = span("pcie h2d", h2d, f"copy received {gathered} in", at=max(copy_in, wire))
+            arrived.append(copy_in)
+        else:
+            received += 1
+            gpu_free = span(gpu, per["receive"], f"receive (task 8) {received}",
+                            at=max(gpu_free, arrived[received - 1]))

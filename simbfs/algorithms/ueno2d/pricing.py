@@ -32,17 +32,20 @@ Time of a level on one process
     fold: cq_list, then the portions of the edge frontier flow through
     gather+filter (GPU), device-to-host copy, the host's network ports,
     host-to-device copy at the receiver and task 8 (GPU), all overlapped
-    (004, V-A). In steady state the pipeline runs at its busiest resource;
-    the first portion must cross every stage before the last one can
-    finish::
+    (004, V-A). A pipeline of K equal portions through stages of total
+    times t_s lasts (sum of t_s + (K - 1) x the busiest) / K: the busiest
+    resource works throughout, and the other stages add their share of one
+    portion at the start and the end::
 
-        fold = cq_list + max(gpu, d2h, h2d, inject, eject, link, mpi)
-               + (gather + filter + d2h + h2d + receive) / portions + latency
+        busiest = max(gpu, d2h, h2d, ports, mpi)
+        stages  = gather + filter + d2h + ports + h2d + receive
+        fold    = cq_list + busiest + (stages - busiest) / portions + latency
 
-    ``gpu`` is gather + filter + receive (one kernel at a time), ``mpi`` the
-    host's software overhead of the fold messages; ``portions`` the
+    ``gpu`` is gather + filter + receive (one kernel at a time), ``ports``
+    the busiest of the host's injection, ejection and link times, ``mpi``
+    the host's software overhead of the fold messages; ``portions`` the
     gather-buffer fills. With one portion nothing overlaps and the sum of
-    the stages remains.
+    the stages remains; with many, the busiest resource.
 
 device=cpu (VI-F): the same kernels on the process's share of the host CPU
 (no PCIe copies), priced by the same formula with the host's parameters
@@ -141,13 +144,18 @@ class LevelTimes:
     def kernel_total(self):
         return sum(self.kernels.values())
 
-    def fold_seconds(self):
+    def busiest(self):
+        """The fold's busiest resource: the GPU (gather, filter and task 8,
+        one kernel at a time), a copy engine, the host's ports or the MPI
+        software."""
         k = self.kernels
-        gpu = k["gather"] + k["filter"] + k["receive"]
-        busiest = gpu
+        busiest = k["gather"] + k["filter"] + k["receive"]
         for other in (self.fold_d2h, self.fold_h2d, self.ports, self.mpi):
             busiest = np.maximum(busiest, other)
-        return k["cq_list"] + busiest + self.fill
+        return busiest
+
+    def fold_seconds(self):
+        return self.kernels["cq_list"] + self.busiest() + self.fill
 
     def expand_ready(self):
         """From the level's start until the process's NQ is on the host."""
@@ -234,9 +242,10 @@ def level_times(machine: Machine, device: str, sv: str, shape: Shape, c: Counts,
     times.mpi = (np.asarray(c.messages_out, dtype=np.float64) * messaging.send_overhead_s
                  + np.asarray(c.messages_in, dtype=np.float64) * messaging.receive_overhead_s)
     times.ports = np.asarray(ports, dtype=np.float64)
-    stages = kernels["gather"] + kernels["filter"] + times.fold_d2h + times.fold_h2d + kernels["receive"]
+    stages = (kernels["gather"] + kernels["filter"] + times.fold_d2h + times.ports + times.fold_h2d
+              + kernels["receive"])
     has_fold = np.asarray(c.sent_bytes, dtype=np.float64) > 0
-    times.fill = stages / portions + np.where(has_fold, latency_s, 0.0)
+    times.fill = np.maximum(stages - times.busiest(), 0.0) / portions + np.where(has_fold, latency_s, 0.0)
     return times
 
 
