@@ -62,12 +62,14 @@ def distinct_columns(k, columns: int):
 
 def list_bytes(vertices: float, block: float) -> float:
     """Expected SIMD-VLQ bytes of a delta list of ``vertices`` random ids
-    of a block of ``block``: the first id in full, then the gaps."""
+    of a block of ``block``: the first id in full, then the gaps. A
+    fractional count is a process's expectation, Poisson(``vertices``):
+    the first id is paid with probability 1 - exp(-vertices)."""
     if vertices <= 0:
         return 0.0
     first = float(vlq.vlq_lengths(np.array([max(int(block) - 1, 0)], dtype=np.uint64))[0])
-    density = min(1.0, vertices / block)
-    return first + (vertices - 1) * float(vlq.expected_bytes_per_value(density))
+    gap = float(vlq.expected_bytes_per_value(min(1.0, vertices / block)))
+    return vertices * gap + (first - gap) * -math.expm1(-vertices)
 
 
 class Projector:
@@ -98,7 +100,13 @@ class Projector:
         frontier_t = len(frontier) * self.vertex_ratio
         mode = EXPAND_BITMAP if (self.options.expand == "bitmap" or frontier_t > section.alpha * n) else EXPAND_LIST
         own = frontier_t / P
-        own_bytes = n / P / 8 if mode == EXPAND_BITMAP else list_bytes(own, n / P)
+        # the busiest process has at least one frontier vertex when there is one
+        own_busiest = max(own, min(frontier_t, 1.0))
+        if mode == EXPAND_BITMAP:
+            own_bytes = own_bytes_busiest = received_least = n / P / 8
+        else:
+            own_bytes, own_bytes_busiest = list_bytes(own, n / P), list_bytes(own_busiest, n / P)
+            received_least = own_bytes_busiest if frontier_t >= 1 else 0.0  # a member of that vertex's column
         words = n / C / WORD_BITS
         density = min(1.0, frontier_t / n)
         nonempty = words * -math.expm1(WORD_BITS * math.log1p(-density)) if density < 1 else words
@@ -122,19 +130,23 @@ class Projector:
         edge = section.edge_bytes
         portions = max(1.0, math.ceil(entries_t / P * spread_ratio * edge / section.gather_buffer_bytes))
 
-        def make(scale: float) -> Counts:
+        def make(scale: float, busiest: bool) -> Counts:
             sent = remote / P * scale
             peers = C - 1
             per_peer = sent / peers if peers else 0.0
             messages = peers * (min(portions, per_peer) if per_peer >= 1 else -math.expm1(-per_peer))
-            return Counts(expand_mode=mode, own_vertices=own, own_bytes=own_bytes,
-                          column_bytes=(R - 1) * own_bytes, row_bytes=(C - 1) * own_bytes,
-                          column_vertices=own * R, row_vertices=own * C, cq_words=words, nonempty_words=nonempty,
+            mine, mine_bytes = (own_busiest, own_bytes_busiest) if busiest else (own, own_bytes)
+            least = received_least if busiest else 0.0
+            return Counts(expand_mode=mode, own_vertices=mine, own_bytes=mine_bytes,
+                          column_bytes=max((R - 1) * own_bytes, least if R > 1 else 0.0),
+                          row_bytes=max((C - 1) * own_bytes, least if C > 1 else 0.0),
+                          column_vertices=max(own * R, mine), row_vertices=max(own * C, mine), cq_words=words,
+                          nonempty_words=max(nonempty, min(words, frontier_t)) if busiest else nonempty,
                           entries=entries_t / P * scale, passed=pairs / P * scale, sent_bytes=sent * edge,
                           received=pairs / P * scale, received_bytes=sent * edge, claimed=claimed / P * scale,
                           messages_out=messages, messages_in=messages)
 
-        return make(1.0), make(spread_ratio)
+        return make(1.0, False), make(spread_ratio, True)
 
     def level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray):
         work = ueno.level(self.layout, frontier, visited, self.section.alpha, self.section.simd_width,
