@@ -15,10 +15,12 @@ hit the L2 as often as the structure fits), its atomics and lane operations:
     cq_list  scan the n/C-bit CQ bitmap, list its non-empty words
     gather   per listed word two index reads; per entry read 6 B, write an 8 B
              edge; relaunched each time the gather buffer fills
-    filter   per gathered edge read it and test SV; (A) updates SV with an
-             atomic for every edge, (B) only for edges that pass the test,
-             (C) with a plain store; every update dirties the SV sector,
-             which goes back to memory; passing edges are written out
+    filter   per gathered edge read it and check SV (Algorithm V): (A) an
+             atomicOr for every edge, no separate load (a missing sector is
+             fetched into the L2 and written back dirty); (B) load the word,
+             and an atomicOr only for edges that pass; (C) the same with a
+             plain store; every update dirties its sector, which goes back
+             to memory; passing edges are written out
     receive  (task 8) per received edge test VISITED; per claimed vertex set
              VISITED and NQ, write PRED (an atomic on VISITED)
 
@@ -197,9 +199,13 @@ def kernel_times(machine: Machine, device: str, sv: str, shape: Shape, c: Counts
         streamed_bytes=entries * (section.adjacency_entry_bytes + edge) + np.asarray(c.nonempty_words) * word,
         scattered=2 * np.asarray(c.nonempty_words, dtype=np.float64), scattered_set_bytes=index_bytes,
         ops=entries * section.gather_ops, launches=launches)
-    updates = entries if sv == "atomic" else passed
+    # Algorithm V: (A) one atomicOr per edge and no load (the L2 fetches a
+    # missing sector and writes it back dirty: two sector transfers); (B)
+    # and (C) load the word (an L1 line) and update it, atomically or not,
+    # only for edges that pass, writing the sector back
+    tests, updates = (0.0 * entries, 2 * entries) if sv == "atomic" else (entries, passed)
     atomics = {"atomic": entries, "ttas": passed, "tas": 0.0 * passed}[sv]
-    filt = proc.kernel_seconds(streamed_bytes=(entries + passed) * edge, scattered=entries,
+    filt = proc.kernel_seconds(streamed_bytes=(entries + passed) * edge, scattered=tests,
                                scattered_writes=updates, scattered_set_bytes=sv_bits, atomics=atomics, ops=entries * section.filter_ops,
                                launches=launches)
     received = np.asarray(c.received, dtype=np.float64)
