@@ -110,9 +110,6 @@ def test_fig8_ttas_and_tas_take_the_same_time(quick_experiment):
         assert by[("ueno2d:sv=tas", gpus)] == pytest.approx(by[("ueno2d:sv=ttas", gpus)], rel=0.05), gpus
 
 
-@pytest.mark.xfail(strict=True, reason="known miss (docs/validation.md, TSUBAME): priced by Algorithm V's memory "
-                   "traffic, (A)'s one atomic per edge moves less than (B)'s load per edge, and no measured Fermi "
-                   "atomic throughput makes the atomics the bottleneck (gpu.atomic_rate is an estimate)")
 def test_fig8_ttas_beats_atomics(quick_experiment):
     # 004, VI-D, Fig. 8: (B) and (C) much lower than (A)
     _, rows = _quick(quick_experiment, "fig8")
@@ -129,8 +126,6 @@ def test_fig9_expand_compression_improves_teps_somewhere(quick_experiment):
     assert max(by[("ueno2d:expand=auto,sv=atomic", g)] / by[("ueno2d:expand=bitmap,sv=atomic", g)] for g in gpus) > 1
 
 
-@pytest.mark.xfail(strict=True, reason="known miss (docs/validation.md, TSUBAME): the SV method's gain rests on "
-                   "Fermi's atomic throughput, for which no measurement was found; see test_fig8_ttas_beats_atomics")
 def test_fig9_the_sv_update_improves_teps_somewhere(quick_experiment):
     # 004, VI-D: the SV update (B) instead of (A) improves performance "up to 58%"
     _, rows = _quick(quick_experiment, "fig9")

@@ -47,8 +47,8 @@ class Processor:
 
     ``stream_Bps``: sustained bandwidth of coalesced (sequential) traffic;
     ``granule_bytes``: memory traffic of one scattered load that misses
-    the cache (a 128 B L1 line for Fermi's default caching loads, a 64 B
-    line on a Xeon);
+    the cache (a 32 B L2 sector for Fermi's cache-global loads, 128 B for
+    its default L1-caching ones; a 64 B line on a Xeon);
     ``write_granule_bytes``: memory traffic of one scattered store or atomic
     that misses (a 32 B L2 sector on Fermi, whose stores and atomics bypass
     the L1; a 64 B line on a Xeon);
