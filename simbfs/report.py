@@ -34,6 +34,11 @@ def _time(seconds: float) -> str:
     return format_quantity(seconds, "time")
 
 
+ORIGIN_TEXT = {"paper": " (the paper's own code)",
+               "other paper": " (another paper's code, not this machine's paper's)",
+               "generic": " (generic level-synchronous BFS, not the paper's code)"}
+
+
 def format_run(doc: dict) -> str:
     graph = doc["graph"]
     shape = f"edgefactor {graph['edgefactor']}" if graph["kind"] == "kronecker" else f"arity {graph['arity']:g}"
@@ -44,7 +49,7 @@ def format_run(doc: dict) -> str:
         f"machine    {doc['machine']} ({doc['topology']}), " + (
             f"{doc['nodes']} nodes" if doc.get("hosts", doc["nodes"]) == doc["nodes"] else
             f"{doc['nodes']} nodes (MPI processes, one per GPU) on {doc['hosts']} hosts"),
-        f"algorithm  {doc['algorithm']}",
+        f"algorithm  {doc['algorithm']}" + ORIGIN_TEXT.get(doc.get("algorithm_origin"), ""),
         f"graph      {graph['kind']} scale {graph['scale']}, {shape}, seed {graph['seed']}: "
         f"{graph['vertices']:,} vertices, {graph['input_edges']:,} input edges",
     ]

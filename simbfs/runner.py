@@ -19,7 +19,7 @@ from typing import Callable
 
 
 from . import __version__
-from .algorithms import get_algorithm
+from .algorithms import get_algorithm, origin
 from .bfs import teps_statistics, validate_bfs_tree
 from .engine import NULL_RECORDER, Simulation
 from .errors import UserError
@@ -139,6 +139,8 @@ def _document(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec
         "hosts": machine.network.hosts(nodes),
         "topology": sim.topology.describe(),
         "algorithm": algorithm.name,
+        # "paper": the machine's paper's own code; "other paper"; "generic" (bsp1d-*)
+        "algorithm_origin": origin(algorithm, machine),
         "scale": spec.scale,
         "graph": {
             "kind": spec.kind,

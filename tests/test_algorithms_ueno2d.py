@@ -216,3 +216,4 @@ def test_projection_is_within_10_percent_of_execution(nodes, scale, profile):
     assert projected["mode"] == "projected"
     ratio = projected["teps"]["harmonic_mean"] / executed["teps"]["harmonic_mean"]
     assert ratio == pytest.approx(1.0, abs=0.10)
+

@@ -99,7 +99,7 @@ def test_describe_shows_values_with_sources(capsys):
     assert main(["machines", "--describe", "bluegene_q"]) == 0
     out = capsys.readouterr().out
     assert "network.link_bandwidth" in out and "2 GB/s" in out and "spec sheet" in out
-    assert "default algorithm: bsp1d-do" in out  # machines/bluegene_q.yaml's `algorithm`
+    assert "default algorithm: cp1d-spi" in out  # machines/bluegene_q.yaml's `algorithm`
     # the value column starts at one place, however long the dotted key
     rows = [line for line in out.splitlines() if line.startswith("  node.") or line.startswith("  network.")]
     starts = {len(line) - len(line[2:].split(" ", 1)[1].lstrip()) for line in rows}
@@ -274,7 +274,7 @@ def test_an_algorithm_on_a_machine_without_its_section_is_refused_in_one_line(ma
     if mode == "project" and algorithm.startswith("cell"):
         assert "--mode project is available for" in err  # no projection at all: said first
     else:
-        own = {"sunway_taihulight": "lin1d", "tsubame2": "ueno2d", "bluegene_q": "bsp1d-do"}[machine]
+        own = {"sunway_taihulight": "lin1d", "tsubame2": "ueno2d", "bluegene_q": "cp1d-spi"}[machine]
         assert len(err.splitlines()) == 1 and section in err and machine in err and f"use {own}" in err
 
 

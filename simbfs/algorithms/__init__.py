@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..errors import UserError
 from . import bsp1d, cell, cp1d, cp2d, lin1d, ueno2d
-from .base import Algorithm, Projection
+from .base import GENERIC, OTHER_PAPER, PAPER_CODE, Algorithm, Projection, origin
 
 ALGORITHMS: dict[str, Algorithm] = {**bsp1d.ALGORITHMS, **cell.ALGORITHMS, **cp1d.ALGORITHMS, **cp2d.ALGORITHMS,
                                     **lin1d.ALGORITHMS, **ueno2d.ALGORITHMS}
@@ -44,4 +44,4 @@ def get_algorithm(name: str):
     return algorithm.with_options(name, settings)
 
 
-__all__ = ["ALGORITHMS", "Algorithm", "Projection", "get_algorithm"]
+__all__ = ["ALGORITHMS", "Algorithm", "GENERIC", "OTHER_PAPER", "PAPER_CODE", "Projection", "get_algorithm", "origin"]

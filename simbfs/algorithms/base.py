@@ -10,6 +10,9 @@ Attributes
     ``name``: as given on the command line, options included
     (``cp1d-spi:compression=off``).
     ``summary``: one line for reports.
+    ``paper``: the seed paper whose own code this is ("000" for
+    ../shared/seeds/000_*), or None for a generic algorithm; the report
+    says whether a run uses its machine's paper's code (:func:`origin`).
     ``directed_graphs``: whether it runs on directed adjacency lists (the
     Cell paper's graphs); bottom-up algorithms need undirected ones.
     ``takes_options``: whether ``name:key=value,...`` variants exist.
@@ -72,6 +75,7 @@ class Algorithm:
 
     name: str = "abstract"
     summary: str = ""
+    paper: str | None = None
     directed_graphs: bool = False
     takes_options: bool = False
     requires: tuple[str, ...] = ()
@@ -91,3 +95,16 @@ class Algorithm:
 
     def run(self, sim, graph, root: int, recorder=None):  # pragma: no cover - interface
         raise NotImplementedError
+
+
+PAPER_CODE, OTHER_PAPER, GENERIC = "paper", "other paper", "generic"
+
+
+def origin(algorithm: Algorithm, machine) -> str:
+    """Whether ``algorithm`` is ``machine``'s paper's own code (PAPER_CODE),
+    another seed paper's (OTHER_PAPER) or generic (GENERIC). A machine
+    file names its paper as "NNN: authors, title"."""
+    if algorithm.paper is None:
+        return GENERIC
+    machine_paper = (machine.paper or "").partition(":")[0].strip()
+    return PAPER_CODE if machine_paper == algorithm.paper else OTHER_PAPER

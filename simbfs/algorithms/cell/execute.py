@@ -295,6 +295,7 @@ def plan_level(graph: Graph, layout: Layout, queues: list[np.ndarray], visited: 
 class CellSPE(Algorithm):
     """Algorithm 3 on N SPEs; ``overlapped`` selects the Fig. 4 schedule."""
 
+    paper = "001"
     directed_graphs = True  # the paper's graphs: E_v as generated (GraphSpec.directed)
     requires = ("spe", "dma")
 

@@ -102,6 +102,7 @@ class NeverVisible:
 class CP1DSPI(Algorithm):
     """Seed 000's asynchronous direction-optimising 1D BFS over SPI."""
 
+    paper = "000"
     directed_graphs = False
     takes_options = True
     requires = ("cp1d",)

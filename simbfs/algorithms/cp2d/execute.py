@@ -178,6 +178,7 @@ def node_memory_bytes(machine: Machine, num_vertices: int, num_directed_edges: i
 class CP2D(Algorithm):
     """The previous-generation 2D BFS of seed 000's reference [4]."""
 
+    paper = "000"  # the previous-generation code seed 000 compares against
     directed_graphs = False
     requires = ("cp1d",)
 

@@ -47,6 +47,7 @@ OFFSET_BYTES = 8
 class Lin1D(Algorithm):
     """Seed 003's pipelined, relay-batched direction-optimising 1D BFS."""
 
+    paper = "003"
     directed_graphs = False
     takes_options = True
     requires = ("lin1d", "cpe_cluster")

@@ -48,6 +48,7 @@ def gpu_memory_bytes(section, num_vertices: float, num_directed_edges: float, pr
 class Ueno2D(Algorithm):
     """Seed 004's 2D BFS with SIMD-VLQ expand compression and shared SV."""
 
+    paper = "004"
     directed_graphs = False
     takes_options = True
     requires = ("ueno2d", "gpu")
