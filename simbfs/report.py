@@ -161,6 +161,35 @@ def describe_machine(machine: Machine) -> str:
     return "\n".join(lines)
 
 
+SI_UNITS = {"time": "s", "bandwidth": "B/s", "frequency": "Hz", "size": "B", "cycles": "cycles"}
+
+
+def _plain(value):
+    """A validated value as JSON data: tuples as lists, mapping keys as text."""
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def machine_parameters(machine: Machine) -> dict:
+    """Every parameter of the machine as it was resolved (after ``extends``
+    and ``--set``), by dotted path: its value in SI units, the unit, and
+    its source, so that a result document says exactly what produced it."""
+    out = {}
+    for path, declaration in schema.walk():
+        if path not in machine.values:
+            continue
+        entry = {"value": _plain(machine.values[path])}
+        if isinstance(declaration, schema.Param) and declaration.kind in SI_UNITS:
+            entry["unit"] = SI_UNITS[declaration.kind]
+        if path in machine.sources:
+            entry["source"] = machine.sources[path]
+        out[path] = entry
+    return out
+
+
 def _lookup(machine: Machine, path: str):
     """The machine's validated value for a schema path, in SI units."""
     value = machine.values[path]

@@ -28,6 +28,7 @@ from .graph.memory import check_memory
 from .machine import load_machine, machines_dir
 from .machine.model import GraphDefaults
 from .records import RootRecord
+from .report import machine_parameters
 from .units import format_quantity
 
 DEFAULT_ALGORITHM = "bsp1d-do"
@@ -134,6 +135,8 @@ def _document(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec
         "machine_file": _stable_origin(machine.origin),
         "overrides": list(config.overrides),
         "calibrated_on": machine.calibrated_on,
+        # every parameter as resolved (extends and --set applied), with its source
+        "machine_parameters": machine_parameters(machine),
         "nodes": nodes,
         # physical hosts: nodes / network.processes_per_host (TSUBAME: 3 GPU processes per host)
         "hosts": machine.network.hosts(nodes),
