@@ -33,6 +33,8 @@ examples:
       the Cell BE on a uniform-arity graph, results as JSON and a per-level CSV table
   simbfs run bluegene_q --nodes 1024 --scale 18 --plot levels.png
       a picture of where the time goes, level by level
+  simbfs run tsubame2 --nodes 64 --scale 16 --roots 2 --trace run.json
+      the run as a timeline: open run.json in https://ui.perfetto.dev
   simbfs run bluegene_q --nodes 65536 --scale 40 --algorithm cp1d-spi --mode project
       the paper's headline run, far too large for this computer, projected from
       real BFS runs on a scale-20 graph (about 30 s on 2 cores)
@@ -163,6 +165,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", type=Path, metavar="PATH", help="also write the result as a JSON document")
     run.add_argument("--csv", type=Path, metavar="PATH",
                      help="also write the per-level records of every root as CSV (one row per root and level)")
+    run.add_argument("--trace", type=Path, metavar="PATH",
+                     help="also write the run as a timeline trace (Trace Event Format JSON) that Perfetto "
+                          "(ui.perfetto.dev) and chrome://tracing open: a process per node, a thread per resource, "
+                          "the roots one after another (docs/howto/timeline.md)")
+    run.add_argument("--trace-nodes", metavar="LIST",
+                     help="--trace: the nodes to keep, e.g. 0-3,63 or all (default: the first 64)")
+    run.add_argument("--trace-levels", metavar="LIST",
+                     help="--trace: the BFS levels to keep, e.g. 2-3 (default: all)")
     run.add_argument("--plot", type=Path, metavar="PATH",
                      help="also draw the middle root's per-level time split and the TEPS of every root (PNG)")
     run.add_argument("--no-validate", dest="validate", action="store_false",
@@ -237,10 +247,19 @@ def _cmd_run(args) -> int:
     from .report import format_run, levels_csv
     from .runner import run
 
-    outputs = {flag: path for flag, path in (("--json", args.json), ("--csv", args.csv), ("--plot", args.plot))
+    outputs = {flag: path for flag, path in (("--json", args.json), ("--csv", args.csv), ("--plot", args.plot),
+                                             ("--trace", args.trace))
                if path is not None}
     _check_outputs(outputs)
-    config = _run_config(args, validate=args.validate)
+    recorder = None
+    if args.trace is not None:
+        from .trace import TraceRecorder, parse_selection
+
+        recorder = TraceRecorder(parse_selection(args.trace_nodes, "nodes"),
+                                 parse_selection(args.trace_levels, "levels"))
+    elif args.trace_nodes is not None or args.trace_levels is not None:
+        raise UserError("--trace-nodes and --trace-levels choose what --trace writes; add --trace FILE.json")
+    config = _run_config(args, validate=args.validate, **({"recorder": recorder} if recorder else {}))
 
     def progress(message: str) -> None:
         if not args.quiet:
@@ -253,7 +272,8 @@ def _cmd_run(args) -> int:
     # renamed into place, so a failure leaves none of them behind.
     writers = {args.json: lambda tmp: Path(tmp).write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n"),
                args.csv: lambda tmp: Path(tmp).write_text(levels_csv(doc)),
-               args.plot: lambda tmp: _plot(doc, tmp)}
+               args.plot: lambda tmp: _plot(doc, tmp),
+               args.trace: lambda tmp: _trace(doc, recorder, tmp, args.quiet)}
     try:
         _write_all({path: write for path, write in writers.items() if path is not None})
     except Exception:
@@ -319,6 +339,17 @@ def _print_report(text: str) -> None:
         print(text)
     except BrokenPipeError:
         _silence_stdout()  # the reader went away; the exit status still tells
+
+
+def _trace(doc: dict, recorder, path: str, quiet: bool) -> None:
+    from .trace import trace_document
+
+    per_host = int(doc["machine_parameters"].get("network.processes_per_host", {}).get("value", 1))
+    trace, notes = trace_document(doc, recorder, per_host)
+    if not quiet:
+        for note in notes:
+            print(f"  trace: {note}", file=sys.stderr, flush=True)
+    Path(path).write_text(json.dumps(trace, separators=(",", ":")) + "\n")
 
 
 def _plot(doc: dict, path: str) -> None:

@@ -101,9 +101,12 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
 
     roots: list[RootRecord] = []
     levels: list[dict] = []
+    elapsed = 0.0
     for i, root in enumerate(keys, start=1):
         progress(f"root {i}/{len(keys)}: vertex {int(root)}")
+        config.recorder.begin_root(int(root), elapsed)
         result = algorithm.run(sim, graph, int(root), recorder=config.recorder)
+        elapsed += result.time_s
         edges = graph.input_edges_in_component(result.parent >= 0)
         valid, failures = None, []
         if config.validate:

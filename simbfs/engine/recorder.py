@@ -69,6 +69,10 @@ class NullRecorder:
     def record(self, node: int, resource: str, start_s: float, end_s: float, what: str, **detail) -> None:
         pass
 
+    def begin_root(self, root: int, offset_s: float) -> None:
+        """The runner starts a root's BFS; ``offset_s`` is the sum of the
+        earlier roots' times (a trace puts the roots one after another)."""
+
 
 class TimelineRecorder:
     """Keeps every span; ``window`` limits recording to spans that start
@@ -84,6 +88,10 @@ class TimelineRecorder:
         if self.window is not None and not (self.window[0] <= start_s < self.window[1]):
             return
         self.spans.append(Span(int(node), resource, float(start_s), float(end_s), what, dict(detail)))
+
+    def begin_root(self, root: int, offset_s: float) -> None:
+        """Times stay relative to each root's start (see simbfs/trace.py for
+        a recorder that puts the roots one after another)."""
 
     def records(self) -> list[dict]:
         return [span.as_dict() for span in self.spans]
