@@ -70,6 +70,23 @@ in it. See docs/howto/calibrate.md.
 """
 
 
+EPILOG_SWEEP = """\
+examples:
+  simbfs sweep bluegene_q --nodes 64 --scale 16 --grid network.link_bandwidth=1GB/s,2GB/s,4GB/s --out links
+      what if the torus links were half or twice as fast? (3 runs, in parallel)
+  simbfs sweep tsubame2 --scale 20 --grid nodes=64,256,1024 --grid algorithm=ueno2d,ueno2d:sv=atomic --out sv
+      a 3 x 2 grid of run options
+  simbfs sweep sunway_taihulight --mode project --grid scale=30,34,38 --grid nodes=1024,4096 --out big
+      projected points sweep like executed ones
+  simbfs sweep bluegene_q --file study.yaml --out study --scheduler tcp://head:8786
+      a grid from a file (grid: {KEY: [values]}) on a Dask cluster
+
+Re-run the same command to finish an interrupted sweep: finished points are
+kept and only the missing ones run. results.csv loads straight into pandas:
+pandas.read_csv("links/results.csv"). See docs/howto/what-if.md.
+"""
+
+
 def _number(kind: type, lowest: float, strictly_above: bool, what: str):
     """An argparse type: a number of ``kind`` that must be >= (or >) ``lowest``."""
 
@@ -201,6 +218,36 @@ def build_parser() -> argparse.ArgumentParser:
                            help="where to write the calibrated machine file")
     calibrate.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
 
+    sweep = sub.add_parser(
+        "sweep",
+        help="run a grid of runs in parallel (Dask), resumable, into a table and a plot",
+        description="Run one simulation per point of a grid of run options and machine parameters, in\n"
+                    "parallel on a Dask cluster (a local one by default), and collect DIR/results.csv (one\n"
+                    "row per point) and DIR/results.png. Each point's result is stored under a key of its\n"
+                    "complete configuration as soon as it finishes: an interrupted sweep re-run computes\n"
+                    "only what is missing, a finished one nothing. A point that fails (a size that does not\n"
+                    "fit) is recorded with its message and does not stop the sweep.",
+        epilog=EPILOG_SWEEP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_simulation_options(sweep)
+    sweep.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
+                       help="a swept key and its values (repeatable): a run option (nodes, scale, algorithm, "
+                            "roots, seed, mode, profile-scale, graph, edgefactor, arity) or a machine parameter "
+                            "(network.link_bandwidth)")
+    sweep.add_argument("--file", type=Path, metavar="SWEEP.yaml",
+                       help="a YAML file with grid: {KEY: [values]} (for values that contain commas)")
+    sweep.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory of the results")
+    sweep.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+                       help="worker processes on this computer (default: its cores); 1 runs the points here, "
+                            "in turn")
+    sweep.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786) "
+                            "instead of on this computer")
+    sweep.add_argument("--no-validate", dest="validate", action="store_false",
+                       help="skip Graph500 validation of the BFS trees")
+    sweep.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
     machines = sub.add_parser("machines", help="list the bundled machine models",
                               description="List the bundled machine models, or describe one parameter by parameter.")
     machines.add_argument("--describe", metavar="MACHINE",
@@ -219,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "calibrate":
             return _cmd_calibrate(args)
+        if args.command == "sweep":
+            return _cmd_sweep(args)
         return _cmd_machines(args)
     except UserError as exc:
         print(f"simbfs: error: {exc}", file=sys.stderr)
@@ -293,6 +342,66 @@ def _run_config(args, **extra):
         edgefactor=args.edgefactor, arity=args.arity, roots=args.roots, seed=args.seed,
         algorithm=args.algorithm, overrides=list(args.overrides), directed=args.directed, mode=args.mode,
         profile_scale=args.profile_scale, **extra)
+
+
+def _cmd_sweep(args) -> int:
+    from . import sweep
+
+    grid = sweep.parse_grid(args.grid, args.file)
+    store = sweep.SweepStore(args.out)
+    store.prepare()
+    points = sweep.expand(_run_config(args, validate=args.validate), grid)
+    done = sum(store.done(point) for point in points)
+    progress = _progress(len(points), done, "points", args.quiet)
+    if not args.quiet:
+        print(f"  {len(points)} points, {done} already done; running {len(points) - done} with "
+              + (f"the Dask cluster at {args.scheduler}" if args.scheduler else f"{args.jobs} job(s)"),
+              file=sys.stderr, flush=True)
+
+    def stored(point, result):
+        label = ", ".join(f"{k}={v}" for k, v in point.values)
+        progress(label + ("" if result["status"] == "ok" else f": {result['error']}"))
+
+    try:
+        computed = sweep.compute(points, store, jobs=args.jobs, scheduler=args.scheduler, on_stored=stored)
+    finally:
+        table = sweep.finish(points, grid, store)
+        progress(None)
+    failed = sum(row["status"] != "ok" for row in table)
+    print(f"{len(table)} of {len(points)} points in {args.out / sweep.RESULTS} ({computed} computed now, "
+          f"{failed} failed)" + (f"; plot {args.out / sweep.PLOT}" if len(table) > failed else ""))
+    return 0
+
+
+def _progress(total: int, done: int, unit: str, quiet: bool):
+    """A progress report for ``total`` items: a bar with an ETA (tqdm) when
+    stderr is a terminal, else a plain line per item; nothing when quiet.
+    Call it with a label per finished item, and with None at the end."""
+    if quiet:
+        return lambda label: None
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, initial=done, unit=unit[:-1] if unit.endswith("s") else unit, file=sys.stderr,
+                   dynamic_ncols=True)
+
+        def advance(label):
+            if label is None:
+                bar.close()
+            else:
+                bar.set_postfix_str(label[:60])
+                bar.update(1)
+
+        return advance
+    count = [done]
+
+    def line(label):
+        if label is not None:
+            count[0] += 1
+            print(f"  {unit[:-1] if unit.endswith('s') else unit} {count[0]}/{total}: {label}", file=sys.stderr,
+                  flush=True)
+
+    return line
 
 
 def _cmd_calibrate(args) -> int:

@@ -1,0 +1,325 @@
+"""Parameter sweeps (`simbfs sweep`): one run per point of a grid of run
+options and machine parameters, in parallel on Dask, resumable.
+
+A point is one :class:`~simbfs.runner.RunConfig`: the sweep's common run
+options with the point's values applied, a value for a run option (nodes,
+scale, algorithm, roots, ...) replacing it and a value for a machine
+parameter (``network.link_bandwidth``) becoming a ``--set``. Each point is
+stored under a key derived from its complete resolved configuration: the
+run options, every machine parameter as resolved (after ``extends`` and the
+overrides) and the simbfs version, so a changed machine file or version
+never reuses an old result. A result is written atomically (a temporary
+file renamed into place) as soon as it arrives, so an interrupted sweep
+loses nothing it finished, and re-running it computes only the missing
+points.
+
+The engine is Dask (dask.distributed): a local cluster of ``jobs`` worker
+processes by default, or the cluster whose scheduler ``--scheduler``
+names, so a study outgrows one computer without changing its command. The
+workers only compute; the process that runs the sweep writes every file,
+so remote workers need no shared file system. A point that fails with a
+user's error (a size that does not fit, say) is stored with its message
+and does not stop the sweep.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import itertools
+import json
+import os
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Callable
+
+import yaml
+
+from . import __version__
+from .errors import UserError
+from .runner import RunConfig
+
+# run options a grid may sweep: name as on the command line -> RunConfig field, type
+RUN_OPTIONS = {"nodes": ("nodes", int), "scale": ("scale", int), "algorithm": ("algorithm", str),
+               "roots": ("roots", int), "seed": ("seed", int), "mode": ("mode", str),
+               "profile-scale": ("profile_scale", int), "graph": ("graph", str),
+               "edgefactor": ("edgefactor", int), "arity": ("arity", float)}
+KIND_NAMES = {int: "whole number", float: "number", str: "text"}
+CHOICES = {"mode": ("execute", "project"), "graph": ("kronecker", "uniform")}
+POINTS_DIR = "points"
+SCHEDULER_TIMEOUT = "10s"  # how long to try reaching a --scheduler
+RESULTS = "results.csv"
+PLOT = "results.png"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of the sweep: the swept values (as given) and its configuration."""
+
+    values: tuple[tuple[str, str], ...]
+    config: RunConfig
+    key: str
+
+    def as_dict(self) -> dict:
+        return dict(self.values)
+
+
+def parse_grid(items: list[str], sweep_file: Path | None = None) -> dict[str, list[str]]:
+    """``KEY=V1,V2,...`` items (and a YAML sweep file's ``grid:`` mapping,
+    for values that contain commas) -> {key: [values]}, in the given order."""
+    grid: dict[str, list[str]] = {}
+    if sweep_file is not None:
+        try:
+            data = yaml.safe_load(Path(sweep_file).read_text())
+        except OSError as exc:
+            raise UserError(f"cannot read the sweep file {sweep_file}: {exc.strerror or exc}") from None
+        except yaml.YAMLError as exc:
+            raise UserError(f"{sweep_file} is not valid YAML: {exc}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("grid"), dict) or set(data) - {"grid"}:
+            raise UserError(f"{sweep_file}: a sweep file is a mapping with one key, grid:, whose keys are run "
+                            f"options or machine parameters and whose values are lists, e.g. "
+                            f"grid: {{nodes: [64, 128], network.link_bandwidth: ['2 GB/s', '4 GB/s']}}")
+        for key, values in data["grid"].items():
+            if not isinstance(values, list) or not values:
+                raise UserError(f"{sweep_file}: grid: {key} must be a non-empty list of values")
+            grid[str(key)] = [str(value) for value in values]
+    for item in items:
+        key, eq, text = item.partition("=")
+        if not eq or not key.strip() or not text.strip():
+            raise UserError(f"--grid {item!r}: write KEY=V1,V2,... (e.g. --grid nodes=64,128 or "
+                            f"--grid network.link_bandwidth='2 GB/s,4 GB/s')")
+        key = key.strip()
+        if key in grid:
+            raise UserError(f"--grid {key} is given twice; give each key once with all its values")
+        grid[key] = [value.strip() for value in text.split(",")]
+        if any(not value for value in grid[key]):
+            raise UserError(f"--grid {item!r} has an empty value; remove the extra comma")
+    if not grid:
+        raise UserError("a sweep needs at least one --grid KEY=V1,V2,... (or a sweep file with a grid:)")
+    return grid
+
+
+def _apply(base: RunConfig, key: str, text: str) -> RunConfig:
+    if key in RUN_OPTIONS:
+        name, kind = RUN_OPTIONS[key]
+        try:
+            value = kind(text)
+        except ValueError:
+            raise UserError(f"--grid {key}: {text!r} is not a {KIND_NAMES[kind]}") from None
+        if key in CHOICES and value not in CHOICES[key]:
+            raise UserError(f"--grid {key}: {text!r} is not one of {', '.join(CHOICES[key])}")
+        return replace(base, **{name: value})
+    return replace(base, overrides=[*base.overrides, f"{key}={text}"])
+
+
+def config_key(config: RunConfig) -> str:
+    """The key a point's result is stored under: a hash of its run options,
+    its machine's parameters as resolved (so a changed machine file gives a
+    new key) and the simbfs version."""
+    from .machine import load_machine
+    from .report import machine_parameters
+
+    machine = load_machine(config.machine, config.overrides)  # a bad parameter: a UserError now
+    options = {f.name: getattr(config, f.name) for f in fields(config) if f.name not in ("recorder", "cache_dir")}
+    identity = {"options": options, "machine": machine_parameters(machine), "simbfs": __version__}
+    text = json.dumps(identity, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def expand(base: RunConfig, grid: dict[str, list[str]]) -> list[Point]:
+    """Every point of the grid (the product of its values, the last key
+    varying fastest), each checked before anything runs."""
+    points = []
+    for combination in itertools.product(*grid.values()):
+        values = tuple(zip(grid, combination))
+        config = base
+        for key, text in values:
+            config = _apply(config, key, text)
+        points.append(Point(values=values, config=config, key=config_key(config)))
+    return points
+
+
+def run_point(config: RunConfig) -> dict:
+    """What a worker computes for one point: the result document, or the
+    user's error that stopped it."""
+    from .runner import run
+
+    try:
+        return {"status": "ok", "document": run(config)}
+    except UserError as exc:
+        return {"status": "error", "error": str(exc)}
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text)
+    os.replace(temporary, path)
+
+
+class SweepStore:
+    """The sweep's directory: one JSON file per finished point, the table and
+    the plot."""
+
+    def __init__(self, out: Path):
+        self.out = Path(out)
+        self.points = self.out / POINTS_DIR
+
+    def prepare(self) -> None:
+        if self.out.exists() and not self.out.is_dir():
+            raise UserError(f"--out {self.out} is a file; give a directory (it is created if missing)")
+        try:
+            self.points.mkdir(parents=True, exist_ok=True)
+            probe = self.points / f".probe.{os.getpid()}"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as exc:
+            raise UserError(f"cannot write the sweep's results in {self.out}: {exc.strerror or exc}") from None
+
+    def path(self, point: Point) -> Path:
+        return self.points / f"{point.key}.json"
+
+    def done(self, point: Point) -> bool:
+        return self.path(point).exists()
+
+    def store(self, point: Point, result: dict) -> None:
+        record = {"values": point.as_dict(), "key": point.key, **result}
+        _write_atomically(self.path(point), json.dumps(record, sort_keys=True) + "\n")
+
+    def load(self, point: Point) -> dict:
+        return json.loads(self.path(point).read_text())
+
+
+def compute(points: list[Point], store: SweepStore, jobs: int = 1, scheduler: str | None = None,
+            on_stored: Callable[[Point, dict], None] = lambda point, result: None) -> int:
+    """Run the points not yet stored; store each as it finishes; return how
+    many were computed. ``jobs`` worker processes on a local Dask cluster,
+    or the cluster at ``scheduler``; one job and no scheduler runs here, in
+    turn."""
+    pending = [point for point in points if not store.done(point)]
+    if not pending:
+        return 0
+    if jobs <= 1 and scheduler is None:
+        for point in pending:
+            result = run_point(point.config)
+            store.store(point, result)
+            on_stored(point, result)
+        return len(pending)
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    try:
+        if scheduler is None:
+            cluster = LocalCluster(n_workers=min(jobs, len(pending)), threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=40)
+            client = Client(cluster)
+        else:
+            try:
+                client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+            except OSError as exc:
+                raise UserError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        with client:
+            by_future = {client.submit(run_point, point.config, key=f"simbfs-{point.key}", pure=False): point
+                         for point in pending}
+            try:
+                for future in as_completed(by_future):
+                    point = by_future[future]
+                    result = future.result()
+                    store.store(point, result)
+                    on_stored(point, result)
+            except BaseException:
+                client.cancel(list(by_future))
+                raise
+    finally:
+        if cluster is not None:
+            cluster.close()
+    return len(pending)
+
+
+def _level_split(document: dict) -> dict:
+    """Mean over roots of each root's compute, communication and
+    synchronisation seconds."""
+    roots = max(len(document["roots"]), 1)
+    return {part: sum(level[f"{part}_s"] for level in document["levels"]) / roots
+            for part in ("compute", "communication", "synchronisation")}
+
+
+def rows(points: list[Point], store: SweepStore) -> list[dict]:
+    """One row per stored point, in grid order."""
+    out = []
+    for point in points:
+        if not store.done(point):
+            continue
+        record = store.load(point)
+        row = {**point.as_dict(), "status": record["status"]}
+        doc = record.get("document")
+        if doc:
+            teps = doc["teps"]
+            fields_of_doc = {"mode": doc["mode"], "machine": doc["machine"], "algorithm": doc["algorithm"],
+                        "nodes": doc["nodes"], "scale": doc["scale"], "roots": len(doc["roots"]),
+                        "calibrated_on": doc.get("calibrated_on") or "",
+                        **{f"{name}_teps": teps[name] for name in ("harmonic_mean", "min", "q1", "median", "q3",
+                                                                  "max")},
+                        **{f"{part}_s": value for part, value in _level_split(doc).items()}, "error": ""}
+            # a swept run option keeps its column as given (nodes=64 is the grid's "64")
+            row.update({name: value for name, value in fields_of_doc.items() if name not in row})
+        else:
+            row["error"] = record.get("error", "")
+        row["key"] = point.key
+        out.append(row)
+    return out
+
+
+def results_csv(table: list[dict]) -> str:
+    columns: list[str] = []
+    for row in table:
+        columns.extend(key for key in row if key not in columns)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(table)
+    return buffer.getvalue()
+
+
+def plot(table: list[dict], grid: dict[str, list[str]], path: Path) -> None:
+    """Harmonic-mean TEPS against each swept key, one line per combination
+    of the other keys' values."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = list(grid)
+    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 3.6), squeeze=False)
+    for ax, key in zip(axes[0], keys):
+        others = [k for k in keys if k != key]
+        lines: dict = {}
+        for row in table:
+            if row["status"] != "ok":
+                continue
+            label = ", ".join(f"{k}={row[k]}" for k in others) or "teps"
+            lines.setdefault(label, []).append((grid[key].index(row[key]), row["harmonic_mean_teps"] / 1e9))
+        for label, xy in lines.items():
+            xy.sort()
+            ax.plot([x for x, _ in xy], [y for _, y in xy], marker="o", label=label)
+        ax.set_xticks(range(len(grid[key])), grid[key], rotation=20, fontsize=8)
+        ax.set_xlabel(key)
+        ax.set_ylabel("GTEPS (harmonic mean)")
+        if 1 < len(lines) <= 8:
+            ax.legend(fontsize=6)
+    modes = {row.get("mode") for row in table if row["status"] == "ok"}
+    fig.suptitle("simbfs sweep" + (" (PROJECTED)" if modes == {"projected"} else ""), fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def finish(points: list[Point], grid: dict[str, list[str]], store: SweepStore) -> list[dict]:
+    """Write results.csv and results.png from every stored point."""
+    table = rows(points, store)
+    _write_atomically(store.out / RESULTS, results_csv(table))
+    if any(row["status"] == "ok" for row in table):
+        temporary = store.out / f".{PLOT}.{os.getpid()}.png"
+        plot(table, grid, temporary)
+        os.replace(temporary, store.out / PLOT)
+    return table

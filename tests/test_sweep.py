@@ -1,0 +1,120 @@
+"""simbfs sweep (issue 15, item 3): a grid of runs on Dask, resumable.
+Checked: a sweep on a local cluster of 2 workers gives the runs' own
+results; an interrupted sweep re-run ends with every point exactly once and
+a finished one computes nothing; keys follow the complete configuration; a
+failing point is recorded and does not stop the sweep; bad input is
+refused in one line before anything runs."""
+
+import csv
+
+import pytest
+
+from simbfs import sweep
+from simbfs.cli import main
+from simbfs.errors import UserError
+from simbfs.runner import RunConfig, run
+
+BASE = RunConfig(machine="tsubame2", scale=12, roots=2, validate=False)
+
+
+def _rows(out):
+    with open(out / sweep.RESULTS) as stream:
+        return list(csv.DictReader(stream))
+
+
+def test_a_sweep_on_two_dask_workers_reproduces_its_runs(tmp_path):
+    grid = sweep.parse_grid(["nodes=16,64", "algorithm=ueno2d,ueno2d:sv=atomic"])
+    points = sweep.expand(BASE, grid)
+    store = sweep.SweepStore(tmp_path)
+    store.prepare()
+    assert sweep.compute(points, store, jobs=2) == 4
+    rows = sweep.finish(points, grid, store)
+    assert [(r["nodes"], r["algorithm"]) for r in rows] == [("16", "ueno2d"), ("16", "ueno2d:sv=atomic"),
+                                                            ("64", "ueno2d"), ("64", "ueno2d:sv=atomic")]
+    direct = run(RunConfig(machine="tsubame2", scale=12, roots=2, validate=False, nodes=64, algorithm="ueno2d:sv=atomic"))
+    assert rows[3]["harmonic_mean_teps"] == direct["teps"]["harmonic_mean"]
+    assert len(_rows(tmp_path)) == 4 and (tmp_path / sweep.PLOT).stat().st_size > 0
+    assert sweep.compute(points, store, jobs=2) == 0  # finished: nothing to do
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_interrupted_sweep_resumes_to_every_point_once(tmp_path, jobs):
+    grid = sweep.parse_grid(["nodes=16,64", "network.injection_bandwidth=3GB/s,6GB/s,12GB/s"])
+    points = sweep.expand(BASE, grid)
+    store = sweep.SweepStore(tmp_path)
+    store.prepare()
+    finished = []
+
+    def interrupt(point, result):
+        finished.append(point)
+        if len(finished) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        sweep.compute(points, store, jobs=jobs, on_stored=interrupt)
+    kept = sum(store.done(point) for point in points)
+    assert 2 <= kept < 6  # what finished is kept, the rest is not
+    assert sweep.compute(points, store, jobs=jobs) == 6 - kept
+    sweep.finish(points, grid, store)
+    rows = _rows(tmp_path)
+    assert len(rows) == 6 and len({r["key"] for r in rows}) == 6
+    assert sweep.compute(points, store, jobs=jobs) == 0
+
+
+def test_keys_follow_the_complete_configuration():
+    one = sweep.config_key(RunConfig(machine="tsubame2", nodes=64, scale=12))
+    assert one == sweep.config_key(RunConfig(machine="tsubame2", nodes=64, scale=12))
+    assert one != sweep.config_key(RunConfig(machine="tsubame2", nodes=64, scale=13))
+    assert one != sweep.config_key(RunConfig(machine="tsubame2", nodes=64, scale=12,
+                                             overrides=["gpu.pcie_bandwidth=3GB/s"]))
+
+
+def test_a_failing_point_is_recorded_and_the_sweep_goes_on(tmp_path):
+    grid = sweep.parse_grid(["nodes=64,96"])
+    points = sweep.expand(BASE, grid)
+    store = sweep.SweepStore(tmp_path)
+    store.prepare()
+    sweep.compute(points, store)
+    rows = sweep.finish(points, grid, store)
+    assert [r["status"] for r in rows] == ["ok", "error"] and "power of two" in rows[1]["error"]
+
+
+def test_a_sweep_file_carries_values_with_commas(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text("grid:\n  network.link_bandwidth: ['2 GB/s', '4 GB/s']\n  nodes: [16, 64]\n")
+    assert sweep.parse_grid([], path) == {"network.link_bandwidth": ["2 GB/s", "4 GB/s"], "nodes": ["16", "64"]}
+
+
+@pytest.mark.parametrize("grid,message", [
+    (["--grid", "nodes"], "KEY=V1,V2"),
+    (["--grid", "nodes=16,,64"], "empty value"),
+    (["--grid", "nodes=16", "--grid", "nodes=64"], "given twice"),
+    (["--grid", "gpu.bogus=1,2"], "no such machine parameter"),
+    (["--grid", "scale=ten"], "whole number"),
+    (["--grid", "mode=fast"], "one of"),
+    ([], "at least one --grid"),
+])
+def test_bad_grids_are_refused_in_one_line(grid, message, tmp_path, capsys):
+    assert main(["sweep", "tsubame2", "--out", str(tmp_path / "out"), "--quiet", *grid]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err
+    assert not (tmp_path / "out" / sweep.RESULTS).exists()
+
+
+def test_the_command_writes_the_table_and_reruns_in_no_time(tmp_path, capsys):
+    args = ["sweep", "tsubame2", "--scale", "12", "--roots", "1", "--grid", "nodes=16,64", "--jobs", "1",
+            "--out", str(tmp_path), "--quiet"]
+    assert main(args) == 0
+    assert "2 computed now" in capsys.readouterr().out
+    assert main(args) == 0
+    assert "0 computed now" in capsys.readouterr().out
+    assert len(_rows(tmp_path)) == 2
+
+
+def test_an_unreachable_scheduler_is_a_users_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(sweep, "SCHEDULER_TIMEOUT", "1s")
+    points = sweep.expand(BASE, sweep.parse_grid(["nodes=16"]))
+    store = sweep.SweepStore(tmp_path)
+    store.prepare()
+    with pytest.raises(UserError, match="Dask scheduler"):
+        sweep.compute(points, store, scheduler="tcp://127.0.0.1:9")
