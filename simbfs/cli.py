@@ -314,7 +314,10 @@ def _cmd_run(args) -> int:
         if not args.quiet:
             print(f"  {message}", file=sys.stderr, flush=True)
 
-    doc = run(config, progress)
+    # a bar with an ETA over the roots on a terminal; plain lines otherwise
+    bar = (lambda total, unit: _progress(total, 0, unit, args.quiet)) if sys.stderr.isatty() and not args.quiet \
+        else None
+    doc = run(config, progress, bar=bar)
     status = 1 if doc["validated"] and not doc["all_valid"] else 0
     # Files first: a closed stdout (`| head`) must not cost the user the
     # results. Every file is written to a temporary name before any is

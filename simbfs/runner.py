@@ -67,8 +67,11 @@ def _nothing(_message: str) -> None:
     pass
 
 
-def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
-    """Execute ``config`` and return the result document."""
+def run(config: RunConfig, progress: Callable[[str], None] = _nothing, bar=None) -> dict:
+    """Execute ``config`` and return the result document. ``progress``
+    takes messages; ``bar(total, unit)``, when given, returns a callable
+    that takes a label per finished item (a root) and None at the end (a
+    progress bar), and replaces the per-root messages."""
     if not 1 <= config.roots <= MAX_ROOTS:
         raise UserError(f"--roots must be between 1 and {MAX_ROOTS} (Graph500 uses 64), got {config.roots}")
     machine = load_machine(config.machine, config.overrides)
@@ -102,8 +105,10 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
     roots: list[RootRecord] = []
     levels: list[dict] = []
     elapsed = 0.0
+    advance = bar(len(keys), "roots") if bar is not None else None
     for i, root in enumerate(keys, start=1):
-        progress(f"root {i}/{len(keys)}: vertex {int(root)}")
+        if advance is None:
+            progress(f"root {i}/{len(keys)}: vertex {int(root)}")
         config.recorder.begin_root(int(root), elapsed)
         result = algorithm.run(sim, graph, int(root), recorder=config.recorder)
         elapsed += result.time_s
@@ -118,6 +123,10 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing) -> dict:
         roots.append(RootRecord(root=int(root), edges=int(edges), time_s=result.time_s, teps=teps,
                                 valid=valid, levels=len(result.levels), validation_failures=failures))
         levels.extend(level.as_dict() for level in result.levels)
+        if advance is not None:
+            advance(f"vertex {int(root)}: {len(result.levels)} levels, {teps / 1e9:.4g} GTEPS")
+    if advance is not None:
+        advance(None)
 
     return _document(config, machine, nodes, algorithm, spec, sim, roots, levels,
                      vertices=graph.num_vertices, input_edges=int(graph.num_input_edges),

@@ -118,3 +118,18 @@ def test_an_unreachable_scheduler_is_a_users_error(tmp_path, monkeypatch):
     store.prepare()
     with pytest.raises(UserError, match="Dask scheduler"):
         sweep.compute(points, store, scheduler="tcp://127.0.0.1:9")
+
+
+def test_an_executed_run_reports_each_root_to_a_progress_bar():
+    """Issue 15, item 5: on a terminal the roots advance a bar (tqdm); the
+    bar gets the roots' count, one label per root and an end."""
+    seen = []
+
+    def bar(total, unit):
+        seen.append((total, unit))
+        return seen.append
+
+    messages = []
+    run(RunConfig(machine="tsubame2", nodes=16, scale=12, roots=3), messages.append, bar=bar)
+    assert seen[0] == (3, "roots") and len(seen) == 5 and seen[-1] is None
+    assert not any(message.startswith("root ") for message in messages)  # the bar replaces the lines
