@@ -79,8 +79,13 @@ def harmonic_mean(doc: dict, unit: float = 1.0) -> float:
     return doc["teps"]["harmonic_mean"] / unit
 
 
+# Every comparison this process printed, in order (`simbfs reproduce`
+# collects them per script for its claims table).
+COMPARISONS: list[dict] = []
+
+
 def compare(label: str, simbfs: float, paper: float, tolerance: float | None = None, unit: str = "",
-            quiet: bool = False) -> dict:
+            quiet: bool = False, claim_id: str | None = None) -> dict:
     """Paper against simbfs: prints one line (paper, simbfs, relative error,
     tolerance and verdict) and returns them. Without a tolerance there is
     no verdict, only the error."""
@@ -89,13 +94,15 @@ def compare(label: str, simbfs: float, paper: float, tolerance: float | None = N
     if not quiet:
         tol = "" if tolerance is None else f" tolerance {tolerance:4.0%} -> {verdict}"
         print(f"  {label:<28} paper {paper:>10.6g}  simbfs {simbfs:>10.6g} {unit:<10} error {error:+8.1%}{tol}")
-    return {"paper": paper, "simbfs": simbfs, "error": error, "tolerance": tolerance, "verdict": verdict}
+    result = {"paper": paper, "simbfs": simbfs, "error": error, "tolerance": tolerance, "verdict": verdict}
+    COMPARISONS.append({"label": label, "claim": claim_id, "unit": unit, **result})
+    return result
 
 
 def compare_claim(claim_id: str, simbfs: float, unit: str = "", label: str | None = None, quiet: bool = False) -> dict:
     """``compare`` with the value and tolerance claims.yaml gives ``claim_id``."""
     c = claim(claim_id)
-    return compare(label or claim_id, simbfs, c["value"], c.get("tolerance"), unit, quiet)
+    return compare(label or claim_id, simbfs, c["value"], c.get("tolerance"), unit, quiet, claim_id=claim_id)
 
 
 # What the runs of this process were calibrated on (machine files written by

@@ -248,6 +248,28 @@ def build_parser() -> argparse.ArgumentParser:
                        help="skip Graph500 validation of the BFS trees")
     sweep.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
+    reproduce = sub.add_parser(
+        "reproduce",
+        help="run every figure script of a paper (or all four) and write an HTML report of its claims",
+        description="Run every figure script of a paper's experiments (experiments/MACHINE/, in a source\n"
+                    "checkout) in parallel, and write DIR/index.html (every claim of the paper with the\n"
+                    "paper's value, simbfs's, the error and the verdict, then each figure) and\n"
+                    "DIR/claims.csv. Finished scripts are kept: a re-run runs only what is missing. A miss\n"
+                    "is a verdict; the command fails only when a script could not run.",
+        epilog="examples:\n  simbfs reproduce cell_be --quick --out report\n"
+               "  simbfs reproduce all --out report --jobs 2\n\n"
+               "Full sizes take minutes per paper (docs/performance.md); --quick runs every script at\n"
+               "tiny sizes in about a minute per paper.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    reproduce.add_argument("paper", choices=("bluegene_q", "cell_be", "sunway_taihulight", "tsubame2", "all"),
+                           metavar="MACHINE", help="bluegene_q, cell_be, sunway_taihulight, tsubame2 or all")
+    reproduce.add_argument("--quick", action="store_true", help="tiny sizes (a check in about a minute a paper)")
+    reproduce.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory of the report")
+    reproduce.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+                           help="scripts run at once (default: the cores)")
+    reproduce.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
     machines = sub.add_parser("machines", help="list the bundled machine models",
                               description="List the bundled machine models, or describe one parameter by parameter.")
     machines.add_argument("--describe", metavar="MACHINE",
@@ -268,6 +290,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_calibrate(args)
         if args.command == "sweep":
             return _cmd_sweep(args)
+        if args.command == "reproduce":
+            return _cmd_reproduce(args)
         return _cmd_machines(args)
     except UserError as exc:
         print(f"simbfs: error: {exc}", file=sys.stderr)
@@ -374,6 +398,38 @@ def _cmd_sweep(args) -> int:
     print(f"{len(table)} of {len(points)} points in {args.out / sweep.RESULTS} ({computed} computed now, "
           f"{failed} failed)" + (f"; plot {args.out / sweep.PLOT}" if len(table) > failed else ""))
     return 0
+
+
+def _cmd_reproduce(args) -> int:
+    from . import reproduce
+
+    machines = list(reproduce.MACHINES) if args.paper == "all" else [args.paper]
+    out = args.out
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file; give a directory (it is created if missing)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create --out {out}: {exc.strerror or exc}") from None
+    total = sum(len(reproduce.scripts(machine)) for machine in machines)
+    progress = _progress(total, 0, "scripts", args.quiet)
+
+    def done(record):
+        progress(f"{record['machine']}/{record['name']}" + (" FAILED" if record["error"] else ""))
+
+    try:
+        records = reproduce.reproduce(machines, out, args.quick, jobs=args.jobs, on_done=done)
+    finally:
+        progress(None)
+    claims = reproduce.report(out, machines, records, args.quick)
+    failed = [f"{r['machine']}/{r['name']}: {r['error']}" for r in records if r["error"]]
+    verdicts = [row["verdict"] for rows in claims.values() for row in rows]
+    print(f"{len(records)} scripts, {len(verdicts)} claims ({sum(v == 'within' for v in verdicts)} within tolerance, "
+          f"{sum(v == 'MISS' for v in verdicts)} missed, {sum(v.startswith('not compared') for v in verdicts)} not "
+          f"compared by a script): {out / 'index.html'}, {out / 'claims.csv'}")
+    for line in failed:
+        print(f"simbfs: error: could not run {line}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _progress(total: int, done: int, unit: str, quiet: bool):

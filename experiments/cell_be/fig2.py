@@ -136,8 +136,9 @@ def main(argv=None):
                      "whole_search_ME_s": c["whole_search"] / 1e6})
     print("Fig. 2 per-step bounds, ME/s per SPE (claims cell.step.*, cell.th35):")
     for row in rows:
+        claim_id = "cell.th35" if row["step"] == "th35" else f"cell.step.{row['step']}"
         result = lib.compare(f"{row['step']} {row['case']}", row["simbfs_ME_s"], row["paper_ME_s"], row["tolerance"],
-                             "ME/s")
+                             "ME/s", claim_id=claim_id)
         row["error"], row["verdict"] = result["error"], result["verdict"]
     for row in rows[-2:]:
         print(f"  th35 {row['case']}: Dispatch and Bitmap overlap {row['overlap_s'] * 1e6:.3f} us per SPE; the whole "

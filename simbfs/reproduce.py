@@ -1,0 +1,288 @@
+"""One-command reproduction of the papers' figures (`simbfs reproduce`).
+
+For a paper's machine (or all four), run every figure script of
+``experiments/<machine>/`` (those a user runs: the ones with a
+``__main__`` guard) into ``DIR/<machine>/``, in parallel on a local Dask
+cluster like a sweep, and write:
+
+* ``DIR/index.html``: a self-contained page (pictures embedded) with, per
+  machine, a table of every claim of its paper (paper's value, simbfs's
+  value, error, tolerance, verdict, and whether the numbers behind it were
+  executed, projected or calibrated), then each script's pictures and the
+  comparisons it printed;
+* ``DIR/claims.csv``: the claims table.
+
+A script's result (what it printed, its comparisons, its files and the
+modes of its rows) is stored in ``DIR/scripts/`` under a key of the script's
+source, the shared experiment library, the claims file, ``--quick`` and the
+simbfs version, as soon as it finishes: an interrupted reproduction re-run
+runs only what is missing, and a finished one nothing.
+
+Verdicts come from the scripts' own comparisons with the claims
+(``experiments/lib.py``'s ``compare_claim``); a claim a script discusses
+without a numeric comparison (a trend) shows the lines the script printed
+about it; a claim no script compares says so and points to
+docs/validation.md. A miss is a verdict, not a failure: the command fails
+only when a script could not run.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import csv
+import hashlib
+import html
+import importlib
+import io
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Callable
+
+from . import __version__
+from .claims import claims_path
+from .errors import UserError
+
+MACHINES = ("bluegene_q", "cell_be", "sunway_taihulight", "tsubame2")
+PREFIX = {"bluegene_q": "bgq.", "cell_be": "cell.", "sunway_taihulight": "sunway.", "tsubame2": "tsubame."}
+PAPER = {"bluegene_q": "000, Checconi & Petrini (IPDPS 2014)", "cell_be": "001, Villa et al. (2007)",
+         "sunway_taihulight": "003, Lin et al. (IPDPS 2017)", "tsubame2": "004, Ueno & Suzumura (HiPC 2013)"}
+MAIN_GUARD = 'if __name__ == "__main__":'
+SCRIPTS_DIR = "scripts"
+
+
+def experiments_dir() -> Path:
+    """The experiment scripts of a source checkout (beside the package)."""
+    path = Path(__file__).resolve().parents[1] / "experiments"
+    if not (path / "lib.py").exists():
+        raise UserError(f"simbfs reproduce runs the figure scripts of a source checkout, and there are none at "
+                        f"{path}; run it from the simbfs repository (pip install -e .)")
+    return path
+
+
+def scripts(machine: str) -> list[Path]:
+    return sorted(p for p in (experiments_dir() / machine).glob("*.py") if MAIN_GUARD in p.read_text())
+
+
+def script_key(path: Path, quick: bool) -> str:
+    parts = [path.read_text(), (experiments_dir() / "lib.py").read_text(), __version__, str(quick)]
+    helper = [p.read_text() for p in sorted(path.parent.glob("*.py")) if MAIN_GUARD not in p.read_text()]
+    try:
+        parts.append(claims_path().read_text())
+    except OSError:
+        raise UserError(f"cannot read the papers' claims at {claims_path()}; set SIMBFS_CLAIMS to claims.yaml") \
+            from None
+    return hashlib.sha256("\x00".join(parts + helper).encode()).hexdigest()[:20]
+
+
+def run_script(machine: str, name: str, out: str, quick: bool) -> dict:
+    """Run one figure script (in this process): what it printed, its
+    comparisons, the files it wrote, the modes of its rows, or the error
+    that stopped it."""
+    root = str(experiments_dir().parent)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    lib = importlib.import_module("experiments.lib")
+    module = importlib.import_module(f"experiments.{machine}.{name}")
+    lib.COMPARISONS.clear()
+    lib._calibrated.clear()
+    Path(out).mkdir(parents=True, exist_ok=True)
+    before = {p.name: p.stat().st_mtime_ns for p in Path(out).iterdir()}
+    printed = io.StringIO()
+    started = time.perf_counter()
+    argv = ["--out", out] + (["--quick"] if quick else [])
+    try:
+        with contextlib.redirect_stdout(printed):
+            rows = module.main(argv) or []
+        error = None
+    except BaseException as exc:  # a script that cannot run is reported, not fatal to the others
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        rows, error = [], "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    files = sorted(p.name for p in Path(out).iterdir()
+                   if p.suffix in (".png", ".csv") and before.get(p.name) != p.stat().st_mtime_ns)
+    modes = sorted({str(row.get("mode")) for row in rows if isinstance(row, dict) and row.get("mode")})
+    doc = (module.__doc__ or "").strip()
+    return {"machine": machine, "name": name, "title": doc.splitlines()[0] if doc else name,
+            "output": printed.getvalue(), "comparisons": list(lib.COMPARISONS), "files": files, "modes": modes,
+            "calibrated": sorted(lib._calibrated), "error": error, "seconds": time.perf_counter() - started}
+
+
+def _store_path(out: Path, machine: str, name: str) -> Path:
+    return out / SCRIPTS_DIR / f"{machine}.{name}.json"
+
+
+def _stored(out: Path, machine: str, name: str, key: str) -> dict | None:
+    path = _store_path(out, machine, name)
+    if not path.exists():
+        return None
+    record = json.loads(path.read_text())
+    # a script that could not run is tried again
+    return record if record.get("key") == key and not record.get("error") else None
+
+
+def _store(out: Path, record: dict) -> None:
+    path = _store_path(out, record["machine"], record["name"])
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(record, sort_keys=True, indent=1) + "\n")
+    os.replace(temporary, path)
+
+
+def reproduce(machines: list[str], out: Path, quick: bool, jobs: int = 1,
+              on_done: Callable[[dict], None] = lambda record: None) -> list[dict]:
+    """Run (or reuse) every script of ``machines``; return their records."""
+    (out / SCRIPTS_DIR).mkdir(parents=True, exist_ok=True)
+    todo, records = [], {}
+    for machine in machines:
+        for path in scripts(machine):
+            key = script_key(path, quick)
+            record = _stored(out, machine, path.stem, key)
+            if record is None:
+                todo.append((machine, path.stem, key))
+            records[(machine, path.stem)] = record
+
+    def keep(machine, name, key, record):
+        record["key"] = key
+        _store(out, record)
+        records[(machine, name)] = record
+        on_done(record)
+
+    if jobs <= 1 or len(todo) <= 1:
+        for machine, name, key in todo:
+            keep(machine, name, key, run_script(machine, name, str(out / machine), quick))
+    elif todo:
+        from dask.distributed import Client, LocalCluster, as_completed
+
+        with LocalCluster(n_workers=min(jobs, len(todo)), threads_per_worker=1, processes=True,
+                          dashboard_address=None, silence_logs=40) as cluster, Client(cluster) as client:
+            futures = {client.submit(run_script, machine, name, str(out / machine), quick, pure=False,
+                                     key=f"reproduce-{machine}-{name}-{key}"): (machine, name, key)
+                       for machine, name, key in todo}
+            try:
+                for future in as_completed(futures):
+                    machine, name, key = futures[future]
+                    keep(machine, name, key, future.result())
+            except BaseException:
+                client.cancel(list(futures))
+                raise
+    return [records[k] for k in sorted(records, key=lambda k: (machines.index(k[0]), k[1]))]
+
+
+def _claims(machine: str) -> list[dict]:
+    import yaml
+
+    data = yaml.safe_load(claims_path().read_text())
+    return [c for c in data["claims"] if c["id"].startswith(PREFIX[machine])]
+
+
+def claim_rows(machine: str, records: list[dict]) -> list[dict]:
+    """One row per claim of the machine's paper: the scripts' comparisons
+    with it (the last one a script printed counts), else the lines the
+    scripts printed about it, else 'not compared'."""
+    rows = []
+    mine = [r for r in records if r["machine"] == machine]
+    for c in _claims(machine):
+        row = {"claim": c["id"], "kind": c.get("kind", ""), "paper": c.get("value", c.get("statement", "")),
+               "simbfs": "", "error": "", "tolerance": c.get("tolerance", ""), "verdict": "", "mode": "",
+               "script": "", "note": ""}
+        compared = [(r, cmp) for r in mine for cmp in r["comparisons"] if cmp.get("claim") == c["id"]]
+        mentioned = [(r, line.strip()) for r in mine for line in r["output"].splitlines() if c["id"] in line]
+        if compared:
+            # every comparison with the claim (one per case: arity 16 and 512, say); the worst verdict counts
+            verdicts = [cmp["verdict"] for _, cmp in compared]
+            verdict = "MISS" if "MISS" in verdicts else ("within" if "within" in verdicts else "compared (no tolerance)")
+            row.update(simbfs="; ".join(f"{cmp['simbfs']:.4g}" for _, cmp in compared),
+                       error="; ".join(f"{cmp['error']:+.1%}" for _, cmp in compared), verdict=verdict,
+                       script=", ".join(sorted({f"{machine}/{r['name']}" for r, _ in compared})),
+                       mode=", ".join(sorted({_mode(r) for r, _ in compared})),
+                       note="; ".join(f"{cmp['label']}: paper {cmp['paper']:.4g}" for _, cmp in compared
+                                      if len(compared) > 1)[:400])
+        elif mentioned:
+            record, line = mentioned[-1]
+            following = record["output"].splitlines()
+            at = [i for i, text in enumerate(following) if c["id"] in text][-1]
+            detail = " ".join(text.strip() for text in following[at + 1:at + 3] if text.strip())
+            verdict = "see note"
+            for word in ("NOT reproduced", "reproduced", "MISS", "within"):
+                if word in detail or word in line:
+                    verdict = word
+                    break
+            row.update(verdict=verdict, script=f"{machine}/{record['name']}", mode=_mode(record),
+                       note=(line + " " + detail)[:400])
+        else:
+            row.update(verdict="not compared by a figure script", note="see docs/validation.md")
+        rows.append(row)
+    return rows
+
+
+def _mode(record: dict) -> str:
+    modes = set(record["modes"]) - {"None"}
+    text = "/".join(sorted(modes)) if modes else "see the script"
+    return text + (" (CALIBRATED)" if record.get("calibrated") else "")
+
+
+def write_claims_csv(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=list(rows[0]) if rows else ["machine"])
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def _cell(value) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else html.escape(str(value))
+
+
+def write_html(path: Path, machines: list[str], records: list[dict], claims: dict[str, list[dict]], quick: bool) -> None:
+    sizes = "QUICK sizes (a check, not the papers' sizes)" if quick else "Full sizes"
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>simbfs reproduction</title><style>",
+             "body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}"
+             "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;"
+             "vertical-align:top}th{background:#eee}.MISS,.NOT{background:#fdd}.within,.reproduced{background:#dfd}"
+             "pre{background:#f6f6f6;font-size:12px;overflow-x:auto;padding:6px}img{max-width:100%}",
+             "</style></head><body>",
+             f"<h1>simbfs {html.escape(__version__)}: reproduction of the papers' figures</h1>",
+             f"<p>{sizes}. "
+             "Every number is simulated: executed on the real graph, or projected from a smaller one, as each "
+             "row says; a miss is reported, not tuned. How well simbfs predicts, and why it misses where it "
+             "does: docs/validation.md.</p>"]
+    for machine in machines:
+        parts.append(f"<h2 id='{machine}'>{machine}: seed {html.escape(PAPER[machine])}</h2>")
+        parts.append("<table><tr><th>claim</th><th>kind</th><th>paper</th><th>simbfs</th><th>error</th>"
+                     "<th>tolerance</th><th>verdict</th><th>mode</th><th>script</th><th>note</th></tr>")
+        for row in claims[machine]:
+            error = html.escape(str(row["error"]))
+            tolerance = f"{row['tolerance']:.0%}" if isinstance(row["tolerance"], (int, float)) else ""
+            css = str(row["verdict"]).split()[0] if row["verdict"] else ""
+            parts.append(f"<tr><td>{html.escape(row['claim'])}</td><td>{html.escape(str(row['kind']))}</td>"
+                         f"<td>{_cell(row['paper'])}</td><td>{_cell(row['simbfs'])}</td><td>{error}</td>"
+                         f"<td>{tolerance}</td><td class='{html.escape(css)}'>{html.escape(str(row['verdict']))}"
+                         f"</td><td>{html.escape(row['mode'])}</td><td>{html.escape(row['script'])}</td>"
+                         f"<td>{html.escape(row['note'])}</td></tr>")
+        parts.append("</table>")
+        for record in (r for r in records if r["machine"] == machine):
+            parts.append(f"<h3 id='{machine}-{record['name']}'>{machine}/{record['name']}.py: "
+                         f"{html.escape(record['title'])}</h3>")
+            if record["error"]:
+                parts.append(f"<p class='MISS'>could not run: {html.escape(record['error'])}</p>")
+            for name in record["files"]:
+                if name.endswith(".png"):
+                    data = base64.b64encode((path.parent / machine / name).read_bytes()).decode()
+                    parts.append(f"<p><img alt='{html.escape(name)}' src='data:image/png;base64,{data}'></p>")
+            parts.append(f"<p>mode: {html.escape(_mode(record))}; {record['seconds']:.0f} s; files: "
+                         f"{html.escape(', '.join(record['files']))}</p>")
+            parts.append(f"<pre>{html.escape(record['output'][-6000:])}</pre>")
+    parts.append("</body></html>")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text("\n".join(parts))
+    os.replace(temporary, path)
+
+
+def report(out: Path, machines: list[str], records: list[dict], quick: bool) -> dict[str, list[dict]]:
+    claims = {machine: claim_rows(machine, records) for machine in machines}
+    write_claims_csv(out / "claims.csv", [{"machine": m, **row} for m in machines for row in claims[m]])
+    write_html(out / "index.html", machines, records, claims, quick)
+    return claims

@@ -1,0 +1,47 @@
+"""simbfs reproduce (issue 15, item 4): every figure script of a paper,
+one HTML page with every claim of the paper and every figure, a claims
+table, a miss as a verdict, and a re-run that runs nothing."""
+
+import csv
+
+import yaml
+
+from simbfs import reproduce
+from simbfs.claims import claims_path
+from simbfs.cli import main
+
+
+def test_the_cell_report_names_every_cell_claim_and_shows_every_figure(tmp_path, capsys):
+    assert main(["reproduce", "cell_be", "--quick", "--out", str(tmp_path), "--jobs", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    page = (tmp_path / "index.html").read_text()
+    cell_claims = [c["id"] for c in yaml.safe_load(claims_path().read_text())["claims"] if c["id"].startswith("cell.")]
+    assert cell_claims and all(f"<td>{claim_id}</td>" in page for claim_id in cell_claims)
+    scripts = reproduce.scripts("cell_be")
+    assert all(f"cell_be/{path.stem}.py" in page for path in scripts)
+    assert page.count("<img ") >= len(scripts) and "data:image/png;base64," in page
+    with open(tmp_path / "claims.csv") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [row["claim"] for row in rows] == cell_claims
+    # cell.arity10 (101.6 ME/s, tolerance 15%) is compared by arity10.py with the claim's own numbers
+    arity10 = next(row for row in rows if row["claim"] == "cell.arity10")
+    assert arity10["script"] == "cell_be/arity10" and arity10["verdict"] in ("within", "MISS")
+    # a finished reproduction re-runs nothing
+    ran = []
+    reproduce.reproduce(["cell_be"], tmp_path, quick=True, on_done=ran.append)
+    assert ran == []
+
+
+def test_a_script_that_cannot_run_fails_the_command_but_not_the_report(tmp_path, capsys, monkeypatch):
+    real = reproduce.run_script
+
+    def broken(machine, name, out, quick):
+        if name == "fig3":
+            return {**real(machine, "fig3", out, quick), "error": "RuntimeError: broken on purpose"}
+        return real(machine, name, out, quick)
+
+    monkeypatch.setattr(reproduce, "run_script", broken)
+    assert main(["reproduce", "cell_be", "--quick", "--out", str(tmp_path), "--jobs", "1", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "could not run cell_be/fig3: RuntimeError: broken on purpose" in err
+    assert "could not run: RuntimeError" in (tmp_path / "index.html").read_text()
