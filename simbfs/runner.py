@@ -13,6 +13,7 @@ command and seed give a byte-identical document.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -20,6 +21,7 @@ from typing import Callable
 
 from . import __version__
 from .algorithms import get_algorithm, origin
+from .algorithms.base import ROOT_DONE
 from .bfs import teps_statistics, validate_bfs_tree
 from .engine import NULL_RECORDER, Simulation
 from .errors import UserError
@@ -93,7 +95,7 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing, bar=None)
     warnings = _check_fits_machine(spec, machine, nodes, algorithm)
     algorithm.check(machine, spec.num_vertices(), nodes)
     if projecting:
-        return _project(config, machine, nodes, algorithm, spec, sim, progress, warnings)
+        return _project(config, machine, nodes, algorithm, spec, sim, progress, warnings, bar)
 
     graph = load_graph(spec, config.cache_dir, progress=progress)
     keys = search_keys(graph, config.roots, seed=config.seed)
@@ -184,7 +186,7 @@ MIN_PROFILE_SCALE = 10
 
 
 def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec, sim: Simulation,
-             progress: Callable[[str], None], warnings: list[str] = ()) -> dict:
+             progress: Callable[[str], None], warnings: list[str] = (), bar=None) -> dict:
     """--mode project: predict the run from a BFS profile at a smaller scale."""
     if spec.kind != "kronecker":
         raise UserError("--mode project models how Graph500 Kronecker graphs change with scale; "
@@ -213,8 +215,26 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
     progress(f"profiling {len(keys)} roots at scale {profile_scale} for {nodes} nodes at scale {spec.scale}")
     roots, levels = [], []
     hosts = {"processes": nodes} if projection.shared_hosts else {}
-    for root, edges, time_s, records in projection.project(graph, keys, machine, sim.topology, algorithm, profile_scale,
-                                                spec.scale, spec.edgefactor, progress, **hosts):
+    advance = bar(len(keys), "roots") if bar is not None else None
+    finished = [0]
+    lock = threading.Lock()  # projections run their roots on threads
+
+    def projection_progress(message: str) -> None:
+        if not message.startswith(ROOT_DONE):
+            progress(message)
+            return
+        with lock:
+            finished[0] += 1
+            if advance is not None:
+                advance(f"vertex {message.split()[-1]}")
+            else:
+                progress(f"root {finished[0]}/{len(keys)} projected: vertex {message.split()[-1]}")
+
+    projected = projection.project(graph, keys, machine, sim.topology, algorithm, profile_scale, spec.scale,
+                                   spec.edgefactor, projection_progress, **hosts)
+    if advance is not None:
+        advance(None)
+    for root, edges, time_s, records in projected:
         roots.append(RootRecord(root=root, edges=int(round(edges)), time_s=time_s,
                                 teps=edges / time_s, valid=None, levels=len(records)))
         levels.extend(record.as_dict() for record in records)

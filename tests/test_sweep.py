@@ -133,3 +133,19 @@ def test_an_executed_run_reports_each_root_to_a_progress_bar():
     run(RunConfig(machine="tsubame2", nodes=16, scale=12, roots=3), messages.append, bar=bar)
     assert seen[0] == (3, "roots") and len(seen) == 5 and seen[-1] is None
     assert not any(message.startswith("root ") for message in messages)  # the bar replaces the lines
+
+
+@pytest.mark.parametrize("machine,algorithm", [("bluegene_q", "cp1d-spi"), ("bluegene_q", "bsp1d-do"),
+                                               ("bluegene_q", "cp2d"), ("sunway_taihulight", "lin1d"),
+                                               ("tsubame2", "ueno2d")])
+def test_a_projection_reports_each_root_to_the_progress_bar(machine, algorithm):
+    """Issue 15, item 5: a projection's profile advances the bar root by root."""
+    seen = []
+
+    def bar(total, unit):
+        seen.append((total, unit))
+        return seen.append
+
+    run(RunConfig(machine=machine, algorithm=algorithm, nodes=64, scale=16, roots=3, mode="project",
+                  profile_scale=12), bar=bar)
+    assert seen[0] == (3, "roots") and len(seen) == 5 and seen[-1] is None

@@ -58,6 +58,8 @@ class Projection:
     ``project(graph, keys, machine, topology, algorithm, profile_scale,
     target_scale, edgefactor, progress)`` returns, per search key of the
     profile graph, ``(root, edges, time_s, level_records)`` at the target.
+    A projection reports each finished root with ``progress(root_done(root))``
+    (the runner turns these into a progress bar).
     ``profile_vertex_per_node``: whether the profile graph needs at least
     one vertex per target node. ``shared_hosts``: whether it prices
     processes that share a host (``network.processes_per_host`` > 1); such
@@ -95,6 +97,14 @@ class Algorithm:
 
     def run(self, sim, graph, root: int, recorder=None):  # pragma: no cover - interface
         raise NotImplementedError
+
+
+ROOT_DONE = "projected root"
+
+
+def root_done(root: int) -> str:
+    """The progress message of a projection's finished root."""
+    return f"{ROOT_DONE} {int(root)}"
 
 
 PAPER_CODE, OTHER_PAPER, GENERIC = "paper", "other paper", "generic"

@@ -46,6 +46,8 @@ output of a projection says "projected".
 
 from __future__ import annotations
 
+from ..base import root_done
+
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -306,4 +308,5 @@ def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm,
     for profile in profiles:
         edges, time_s, records = project_root(profile, machine, topology, profile_scale, target_scale, edgefactor)
         results.append((profile.root, edges, time_s, records))
+        progress(root_done(profile.root))
     return results

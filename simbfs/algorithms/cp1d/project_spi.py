@@ -61,6 +61,8 @@ Every output of a projection says "projected".
 
 from __future__ import annotations
 
+from ..base import root_done
+
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -592,6 +594,7 @@ def project_with(pricer_class, graph: Graph, keys, machine: Machine, topology: T
 
     def one(root):
         edges, time_s, records = project_root(pricer, int(root), growth, edgefactor)
+        progress(root_done(root))
         return int(root), edges, time_s, records
 
     # Roots on a thread pool (numpy releases the GIL in the gathers and

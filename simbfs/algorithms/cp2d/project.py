@@ -51,6 +51,8 @@ Every output of a projection says "projected".
 
 from __future__ import annotations
 
+from ..base import root_done
+
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -372,6 +374,7 @@ def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm,
 
     def one(root):
         edges, time_s, records = project_root(target, graph, int(root), growth, edgefactor)
+        progress(root_done(root))
         return int(root), edges, time_s, records
 
     # Roots on a thread pool (numpy releases the GIL in the gathers that

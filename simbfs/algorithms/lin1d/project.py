@@ -35,6 +35,8 @@ The steps are those of the Checconi & Petrini projection
 
 from __future__ import annotations
 
+from ..base import root_done
+
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -322,6 +324,7 @@ def project(graph: Graph, keys, machine: Machine, topology, algorithm, profile_s
 
     def one(root):
         edges, time_s, records = projector.root(int(root), edgefactor)
+        progress(root_done(root))
         return int(root), edges, time_s, records
 
     with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:

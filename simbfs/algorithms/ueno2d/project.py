@@ -33,6 +33,8 @@ scale. Every output says "projected" (docs/background/projection.md).
 
 from __future__ import annotations
 
+from ..base import root_done
+
 import math
 
 import numpy as np
@@ -222,4 +224,5 @@ def project(graph: Graph, keys, machine: Machine, topology, algorithm, profile_s
     for root in keys:
         edges, time_s, records = projector.root(int(root), edgefactor)
         out.append((int(root), edges, time_s, records))
+        progress(root_done(root))
     return out
