@@ -425,8 +425,9 @@ def _cmd_reproduce(args) -> int:
     failed = [f"{r['machine']}/{r['name']}: {r['error']}" for r in records if r["error"]]
     verdicts = [row["verdict"] for rows in claims.values() for row in rows]
     print(f"{len(records)} scripts, {len(verdicts)} claims ({sum(v == 'within' for v in verdicts)} within tolerance, "
-          f"{sum(v == 'MISS' for v in verdicts)} missed, {sum(v.startswith('not compared') for v in verdicts)} not "
-          f"compared by a script): {out / 'index.html'}, {out / 'claims.csv'}")
+          f"{sum(v == 'MISS' for v in verdicts)} missed, {sum(v in ('tested exactly', 'checked by the tests') for v in verdicts)} "
+          f"checked by the tests, {sum(v.startswith('not compared') for v in verdicts)} not compared in this run): "
+          f"{out / 'index.html'}, {out / 'claims.csv'}")
     for line in failed:
         print(f"simbfs: error: could not run {line}", file=sys.stderr)
     return 1 if failed else 0

@@ -21,8 +21,9 @@ runs only what is missing, and a finished one nothing.
 Verdicts come from the scripts' own comparisons with the claims
 (``experiments/lib.py``'s ``compare_claim``); a claim a script discusses
 without a numeric comparison (a trend) shows the lines the script printed
-about it; a claim no script compares says so and points to
-docs/validation.md. A miss is a verdict, not a failure: the command fails
+about it; a claim no script compares in this run (the headlines are
+compared only at full size) is looked up in the tests, which assert the
+exact claims; else it says so and points to docs/validation.md. A miss is a verdict, not a failure: the command fails
 only when a script could not run.
 """
 
@@ -214,9 +215,22 @@ def claim_rows(machine: str, records: list[dict]) -> list[dict]:
             row.update(verdict=verdict, script=f"{machine}/{record['name']}", mode=_mode(record),
                        note=(line + " " + detail)[:400])
         else:
-            row.update(verdict="not compared by a figure script", note="see docs/validation.md")
+            tests = _tests_naming(c["id"])
+            if tests:
+                row.update(verdict="checked by the tests" if c.get("kind") != "exact" else "tested exactly",
+                           note="asserted in " + ", ".join(tests) + "; see docs/validation.md")
+            else:
+                row.update(verdict="not compared in this run",
+                           note="no script compared it at these sizes (some compare only at full size, "
+                                "without --quick); see docs/validation.md")
         rows.append(row)
     return rows
+
+
+def _tests_naming(claim_id: str) -> list[str]:
+    """The test files (of a source checkout) that name ``claim_id``."""
+    tests = experiments_dir().parent / "tests"
+    return sorted(f"tests/{p.name}" for p in tests.glob("test_*.py") if claim_id in p.read_text())
 
 
 def _mode(record: dict) -> str:

@@ -66,6 +66,7 @@ WIDTHS = [1, 4, 32]
 
 
 def test_fig4_simd_example_encodes_and_decodes():
+    """The claim tsubame.simd_vlq_example (004, V-C, Fig. 4), byte for byte."""
     stream = vlq.simd_vlq_encode(FIG4_VALUES, width=4)
     assert stream.dtype == np.uint8
     assert bytes(stream) == bytes([0x03, 0xC0, 0x50, 0xAC, 0xC4, 0x02, 0x07])

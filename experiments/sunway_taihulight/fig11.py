@@ -121,7 +121,8 @@ def _compare(rows, profile_scale, per_node):
             cpe, mpe = by[(f"{kind}_CPE", nodes)], by[(f"{kind}_MPE", nodes)]
             if _ran(cpe) and _ran(mpe):
                 ratio = cpe["harmonic_mean_gteps"] / mpe["harmonic_mean_gteps"]
-                result = lib.compare(f"{kind}_CPE/{kind}_MPE {nodes:,}", ratio, c["value"], c.get("tolerance"), "x")
+                result = lib.compare(f"{kind}_CPE/{kind}_MPE {nodes:,}", ratio, c["value"], c.get("tolerance"), "x",
+                                     claim_id="sunway.cpe_over_mpe")
                 verdicts.append(result["verdict"])
             else:
                 missing = " and ".join(r["variant"] for r in (cpe, mpe) if not _ran(r))

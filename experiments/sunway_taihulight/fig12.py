@@ -90,7 +90,7 @@ def _compare(rows, sizes, profile_scale):
           f"{NEARLY:.0%} of 4x, 'almost linear' as TEPS per node >= {CLOSE:.0%} of the smallest size's):")
     for small, big in reversed(list(zip(labels, labels[1:]))):  # 26.2M/6.5M, then 6.5M/1.6M
         ratio = by[(big, largest)]["harmonic_mean_gteps"] / by[(small, largest)]["harmonic_mean_gteps"]
-        lib.compare(f"{big}/{small} at {largest:,}", ratio, PAPER_RATIO, NEARLY, "x")
+        lib.compare(f"{big}/{small} at {largest:,}", ratio, PAPER_RATIO, NEARLY, "x", claim_id="sunway.weak_scaling")
     first = nodes_list[0]
     for label in labels:
         base = by[(label, first)]["gteps_per_node"]

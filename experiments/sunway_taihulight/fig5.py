@@ -62,7 +62,7 @@ def main(argv=None) -> list[dict]:
           f"reproduced)")
     print("  " + "  ".join(f"{r['cpes']}:{r['cluster_GB_s']:.3g}" for r in rows))
     print("Comparison with sunway.cpes_needed (003, 4.3, Fig. 5, kind calibration):")
-    lib.compare("fewest CPEs at full bandwidth", saturating, PAPER_CPES, 0.0, "CPEs")
+    lib.compare("fewest CPEs at full bandwidth", saturating, PAPER_CPES, 0.0, "CPEs", claim_id="sunway.cpes_needed")
     at_16 = next(r["cluster_GB_s"] for r in rows if r["cpes"] == PAPER_CPES)
     lib.compare("16 CPEs (sunway.dma)", at_16, CLUSTER_GB_S, claim("sunway.dma")["tolerance"], "GB/s")
     return rows

@@ -73,7 +73,8 @@ def main(argv=None) -> list[dict]:
     print("  reaction module by read chunk: " + "  ".join(f"{r['read_chunk_B']}B {r['reaction_GB_s']:.3g}"
                                                          for r in rows))
     print("Comparison with sunway.register_bus (003, 4.3, kind calibration):")
-    lib.compare("shuffle, register to register", shuffle, REGISTER_BUS_GB_S, tolerance, "GB/s")
+    lib.compare("shuffle, register to register", shuffle, REGISTER_BUS_GB_S, tolerance, "GB/s",
+                claim_id="sunway.register_bus")
     lib.compare("reaction module, 256 B chunks", at_256["reaction_GB_s"], REGISTER_BUS_GB_S, tolerance, "GB/s")
     lib.compare("DMA bound (theoretical)", at_256["dma_bound_GB_s"], THEORETICAL_GB_S, tolerance, "GB/s")
     print(f"  consumers' SPM: {model.consumer_destinations()} destinations with one 256 B buffer each, "

@@ -76,7 +76,8 @@ def main(argv=None) -> list[dict]:
     by = {r["gpus"]: r for r in rows}
     for gpus, what, share in PAPER:
         if gpus in by:
-            lib.compare(f"{what} share, {gpus} GPUs", by[gpus][f"{what}_share"], share, c["tolerance"])
+            lib.compare(f"{what} share, {gpus} GPUs", by[gpus][f"{what}_share"], share, c["tolerance"],
+                        claim_id="tsubame.comm_share")
     print(f"  {time.time() - started:.0f} s; wrote {out / 'fig10_breakdown.csv'}")
     return rows
 

@@ -83,8 +83,8 @@ def main(argv=None) -> list[dict]:
           f"counts, median TEPS):")
     best_c = max(gains, key=lambda g: g[1])
     best_s = max(gains, key=lambda g: g[2])
-    lib.compare(f"compression, max ({best_c[0]} GPUs)", best_c[1], PAPER_COMPRESSION)
-    lib.compare(f"SV update (B), max ({best_s[0]} GPUs)", best_s[2], PAPER_SV)
+    lib.compare(f"compression, max ({best_c[0]} GPUs)", best_c[1], PAPER_COMPRESSION, claim_id="tsubame.optimisations")
+    lib.compare(f"SV update (B), max ({best_s[0]} GPUs)", best_s[2], PAPER_SV, claim_id="tsubame.optimisations")
     print(f"  {time.time() - started:.0f} s; wrote {out / 'fig9_optimisations.csv'}")
     return rows
 
