@@ -51,8 +51,6 @@ Generated graphs are cached in $SIMBFS_CACHE (default ~/.cache/simbfs).
 # The examples' --measured-teps values are a user's measurements, the input
 # of a one-point calibration (here the paper's 4,096-node result, as
 # docs/validation.md uses it), not values of any model.
-# The 1.4e12 below is an example of a user's measurement, the input `simbfs calibrate` fits one
-# declared parameter to (claims.yaml, header); no model reads it.
 EPILOG_CALIBRATE = """\
 examples:
   simbfs calibrate bluegene_q --nodes 4096 --scale 36 --algorithm cp1d-spi --mode project \\
