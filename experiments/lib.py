@@ -99,6 +99,23 @@ def compare(label: str, simbfs: float, paper: float, tolerance: float | None = N
     return result
 
 
+def trend(claim_id: str, holds: bool, detail: str, label: str | None = None, judged: bool = True,
+          quiet: bool = False) -> dict:
+    """A trend claim (claims.yaml kind ``trend``, or an exact one checked by
+    its rule) checked as a yes/no: prints ``label: detail -> verdict`` and
+    records it for `simbfs reproduce`. The verdict is ``reproduced`` or
+    ``NOT reproduced``; ``judged=False`` marks a check that does not decide
+    the claim (a reduced size the paper did not run), which is shown
+    without a verdict."""
+    verdict = ("reproduced" if holds else "NOT reproduced") if judged else ""
+    if not quiet:
+        print(f"  {label or claim_id}: {detail}" + (f" -> {verdict}" if verdict else " (does not decide the claim)"))
+    result = {"label": label or claim_id, "claim": claim_id, "unit": "", "paper": None, "simbfs": None,
+              "error": None, "tolerance": None, "verdict": verdict, "detail": detail}
+    COMPARISONS.append(result)
+    return result
+
+
 def compare_claim(claim_id: str, simbfs: float, unit: str = "", label: str | None = None, quiet: bool = False) -> dict:
     """``compare`` with the value and tolerance claims.yaml gives ``claim_id``."""
     c = claim(claim_id)

@@ -424,8 +424,8 @@ def _cmd_reproduce(args) -> int:
     claims = reproduce.report(out, machines, records, args.quick)
     failed = [f"{r['machine']}/{r['name']}: {r['error']}" for r in records if r["error"]]
     verdicts = [row["verdict"] for rows in claims.values() for row in rows]
-    print(f"{len(records)} scripts, {len(verdicts)} claims ({sum(v == 'within' for v in verdicts)} within tolerance, "
-          f"{sum(v == 'MISS' for v in verdicts)} missed, {sum(v in ('tested exactly', 'checked by the tests') for v in verdicts)} "
+    print(f"{len(records)} scripts, {len(verdicts)} claims ({sum(v in ('within', 'reproduced') for v in verdicts)} "
+          f"within tolerance or reproduced, {sum(v in ('MISS', 'NOT reproduced') for v in verdicts)} missed, {sum(v in ('tested exactly', 'checked by the tests') for v in verdicts)} "
           f"checked by the tests, {sum(v.startswith('not compared') for v in verdicts)} not compared in this run): "
           f"{out / 'index.html'}, {out / 'claims.csv'}")
     for line in failed:
@@ -452,6 +452,8 @@ def _progress(total: int, done: int, unit: str, quiet: bool):
                 bar.set_postfix_str(label[:60])
                 bar.update(1)
 
+        # what is happening inside the current item (a root's levels)
+        advance.note = lambda text: bar.set_postfix_str(text[:70])
         return advance
     count = [done]
 

@@ -19,9 +19,9 @@ simbfs version, as soon as it finishes: an interrupted reproduction re-run
 runs only what is missing, and a finished one nothing.
 
 Verdicts come from the scripts' own comparisons with the claims
-(``experiments/lib.py``'s ``compare_claim``); a claim a script discusses
-without a numeric comparison (a trend) shows the lines the script printed
-about it; a claim no script compares in this run (the headlines are
+(``experiments/lib.py``'s ``compare_claim``, and ``trend`` for a claim
+checked as a yes/no: reproduced or NOT reproduced); a claim a script only
+discusses shows the lines the script printed about it; a claim no script compares in this run (the headlines are
 compared only at full size) is looked up in the tests, which assert the
 exact claims; else it says so and points to docs/validation.md. A miss is a verdict, not a failure: the command fails
 only when a script could not run.
@@ -194,14 +194,14 @@ def claim_rows(machine: str, records: list[dict]) -> list[dict]:
         mentioned = [(r, line.strip()) for r in mine for line in r["output"].splitlines() if c["id"] in line]
         if compared:
             # every comparison with the claim (one per case: arity 16 and 512, say); the worst verdict counts
-            verdicts = [cmp["verdict"] for _, cmp in compared]
-            verdict = "MISS" if "MISS" in verdicts else ("within" if "within" in verdicts else "compared (no tolerance)")
-            row.update(simbfs="; ".join(f"{cmp['simbfs']:.4g}" for _, cmp in compared),
-                       error="; ".join(f"{cmp['error']:+.1%}" for _, cmp in compared), verdict=verdict,
+            numeric = [cmp for _, cmp in compared if cmp.get("simbfs") is not None]
+            row.update(simbfs="; ".join(f"{cmp['simbfs']:.4g}" for cmp in numeric),
+                       error="; ".join(f"{cmp['error']:+.1%}" for cmp in numeric),
+                       verdict=worst_verdict([cmp["verdict"] for _, cmp in compared]),
                        script=", ".join(sorted({f"{machine}/{r['name']}" for r, _ in compared})),
                        mode=", ".join(sorted({_mode(r) for r, _ in compared})),
-                       note="; ".join(f"{cmp['label']}: paper {cmp['paper']:.4g}" for _, cmp in compared
-                                      if len(compared) > 1)[:400])
+                       note="; ".join(_described(cmp) for _, cmp in compared
+                                      if len(compared) > 1 or cmp.get("detail"))[:600])
         elif mentioned:
             record, line = mentioned[-1]
             following = record["output"].splitlines()
@@ -225,6 +225,26 @@ def claim_rows(machine: str, records: list[dict]) -> list[dict]:
                                 "without --quick); see docs/validation.md")
         rows.append(row)
     return rows
+
+
+# verdicts from the worst down: a numeric miss, a trend not reproduced, then the good ones
+VERDICT_ORDER = ("MISS", "NOT reproduced", "within", "reproduced", "compared (no tolerance)")
+
+
+def worst_verdict(verdicts: list[str]) -> str:
+    """The claim's verdict from all its comparisons: the worst of them
+    (a comparison without a verdict, e.g. at a reduced size, only informs)."""
+    for verdict in VERDICT_ORDER:
+        if verdict in verdicts:
+            return verdict
+    return "compared (no tolerance)"
+
+
+def _described(comparison: dict) -> str:
+    if comparison.get("simbfs") is None:  # a trend: what was checked, and its verdict
+        verdict = comparison["verdict"] or "does not decide the claim"
+        return f"{comparison['label']}: {comparison['detail']} ({verdict})"
+    return f"{comparison['label']}: paper {comparison['paper']:.4g}"
 
 
 def _tests_naming(claim_id: str) -> list[str]:

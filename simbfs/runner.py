@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -24,6 +25,7 @@ from .algorithms import get_algorithm, origin
 from .algorithms.base import ROOT_DONE
 from .bfs import teps_statistics, validate_bfs_tree
 from .engine import NULL_RECORDER, Simulation
+from .engine.recorder import LevelWatcher
 from .errors import UserError
 from .graph import GraphSpec, load_graph, search_keys
 from .graph.memory import check_memory
@@ -37,6 +39,10 @@ DEFAULT_ALGORITHM = "bsp1d-do"
 # the graph of a machine file without graph: (Graph500's edge factor)
 DEFAULT_GRAPH = GraphDefaults(kind="kronecker", scale=16, edgefactor=16, arity=16.0)
 MAX_ROOTS = 64
+# Without a progress bar, a level's end is a line only this long (wall
+# clock) after the previous line: long roots show their levels, short ones
+# one line per root.
+LEVEL_LINE_AFTER_S = 5.0
 
 
 @dataclass
@@ -73,7 +79,8 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing, bar=None)
     """Execute ``config`` and return the result document. ``progress``
     takes messages; ``bar(total, unit)``, when given, returns a callable
     that takes a label per finished item (a root) and None at the end (a
-    progress bar), and replaces the per-root messages."""
+    progress bar), and replaces the per-root messages; if it has a
+    ``note(text)`` method, each level's end is shown there."""
     if not 1 <= config.roots <= MAX_ROOTS:
         raise UserError(f"--roots must be between 1 and {MAX_ROOTS} (Graph500 uses 64), got {config.roots}")
     machine = load_machine(config.machine, config.overrides)
@@ -108,11 +115,24 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing, bar=None)
     levels: list[dict] = []
     elapsed = 0.0
     advance = bar(len(keys), "roots") if bar is not None else None
+    last_line = [0.0]
+
+    def level_done(record) -> None:
+        text = (f"root {i}/{len(keys)}: level {record.level} ({record.direction}, "
+                f"{record.frontier_vertices:,} frontier vertices) done")
+        if advance is not None and hasattr(advance, "note"):
+            advance.note(text)
+        elif advance is None and time.monotonic() - last_line[0] >= LEVEL_LINE_AFTER_S:
+            progress(text)
+            last_line[0] = time.monotonic()
+
+    recorder = LevelWatcher(config.recorder, level_done)
     for i, root in enumerate(keys, start=1):
         if advance is None:
             progress(f"root {i}/{len(keys)}: vertex {int(root)}")
+            last_line[0] = time.monotonic()
         config.recorder.begin_root(int(root), elapsed)
-        result = algorithm.run(sim, graph, int(root), recorder=config.recorder)
+        result = algorithm.run(sim, graph, int(root), recorder=recorder)
         elapsed += result.time_s
         edges = graph.input_edges_in_component(result.parent >= 0)
         valid, failures = None, []

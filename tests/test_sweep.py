@@ -149,3 +149,51 @@ def test_a_projection_reports_each_root_to_the_progress_bar(machine, algorithm):
     run(RunConfig(machine=machine, algorithm=algorithm, nodes=64, scale=16, roots=3, mode="project",
                   profile_scale=12), bar=bar)
     assert seen[0] == (3, "roots") and len(seen) == 5 and seen[-1] is None
+
+
+class _NotingBar:
+    """A stand-in for the CLI's tqdm bar: counts the roots, keeps the notes."""
+
+    def __init__(self):
+        self.labels, self.notes = [], []
+
+    def __call__(self, label):
+        self.labels.append(label)
+
+    def note(self, text):
+        self.notes.append(text)
+
+
+@pytest.mark.parametrize("machine,algorithm,nodes", [
+    ("bluegene_q", "bsp1d-do", 32), ("bluegene_q", "cp1d-spi", 32), ("bluegene_q", "cp1d-mpi", 32),
+    ("bluegene_q", "cp2d", 32), ("cell_be", "cell-overlap", None), ("sunway_taihulight", "lin1d", 16),
+    ("tsubame2", "ueno2d", 16)])
+def test_an_executed_run_shows_each_level_as_it_ends(machine, algorithm, nodes):
+    """Issue 15, item 5 (levels): every executed algorithm hands each
+    finished level to the progress display, in the order of the result's
+    level records, so a long root shows where it is."""
+    shown = _NotingBar()
+    doc = run(RunConfig(machine=machine, algorithm=algorithm, nodes=nodes, scale=12, roots=2),
+              bar=lambda total, unit: shown)
+    expected = [f"root {1 + [r['root'] for r in doc['roots']].index(level['root'])}/2: level {level['level']} "
+                f"({level['direction']}, {level['frontier_vertices']:,} frontier vertices) done"
+                for level in doc["levels"]]
+    assert shown.notes == expected
+    assert len(shown.labels) == 3 and shown.labels[-1] is None
+
+
+def test_without_a_bar_level_lines_are_rate_limited(monkeypatch):
+    """Plain lines (stderr not a terminal): a level's end is a line only
+    when the last line is LEVEL_LINE_AFTER_S old, so short roots stay at one
+    line each."""
+    import simbfs.runner as runner
+
+    config = RunConfig(machine="bluegene_q", algorithm="bsp1d-do", nodes=32, scale=12, roots=2)
+    quiet = []
+    doc = run(config, quiet.append)
+    assert [m for m in quiet if m.startswith("root ")] == [f"root {i}/2: vertex {r['root']}"
+                                                          for i, r in enumerate(doc["roots"], start=1)]
+    monkeypatch.setattr(runner, "LEVEL_LINE_AFTER_S", 0.0)
+    every = []
+    run(config, every.append)
+    assert sum(" done" in m for m in every) == len(doc["levels"])

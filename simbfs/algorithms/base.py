@@ -40,7 +40,8 @@ Methods
     simulation ``sim``; returns a RootRun (parent array, simulated time,
     one LevelRecord per level: records.py lists the fields every algorithm
     fills and those only some do). Activity is reported to ``recorder``
-    (engine/recorder.py) as spans; a recorder never changes timing.
+    (engine/recorder.py) as spans, and each level's record, once the level
+    has ended, to ``recorder.level_done``; a recorder never changes timing.
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ Recording is a plain method call made after the span's timing is fixed, so
 a run with a recorder has exactly the timing of a run without one (tested
 for every algorithm, tests/test_engine_recorder.py).
 
+Every executed algorithm also hands each finished level's record to
+``level_done``, which the runner's progress display watches
+(:class:`LevelWatcher`): it shows the levels of a long root as they end.
+
 Who reports what:
 
 * the collectives (engine/collectives.py), for every rank: the work done
@@ -73,6 +77,10 @@ class NullRecorder:
         """The runner starts a root's BFS; ``offset_s`` is the sum of the
         earlier roots' times (a trace puts the roots one after another)."""
 
+    def level_done(self, record) -> None:
+        """A level of the root's BFS has ended; ``record`` is its
+        :class:`~simbfs.records.LevelRecord`, as the result will hold it."""
+
 
 class TimelineRecorder:
     """Keeps every span; ``window`` limits recording to spans that start
@@ -93,6 +101,9 @@ class TimelineRecorder:
         """Times stay relative to each root's start (see simbfs/trace.py for
         a recorder that puts the roots one after another)."""
 
+    def level_done(self, record) -> None:
+        pass
+
     def records(self) -> list[dict]:
         return [span.as_dict() for span in self.spans]
 
@@ -102,3 +113,28 @@ class TimelineRecorder:
 
 
 NULL_RECORDER = NullRecorder()
+
+
+class LevelWatcher:
+    """Passes everything to ``inner`` (a recorder, which alone decides
+    whether spans are built: ``enabled`` is its), and calls ``on_level``
+    with each finished level's record: how the runner shows progress
+    inside a root without recording anything."""
+
+    def __init__(self, inner, on_level):
+        self.inner = inner
+        self.on_level = on_level
+
+    @property
+    def enabled(self) -> bool:
+        return self.inner.enabled
+
+    def record(self, node: int, resource: str, start_s: float, end_s: float, what: str, **detail) -> None:
+        self.inner.record(node, resource, start_s, end_s, what, **detail)
+
+    def begin_root(self, root: int, offset_s: float) -> None:
+        self.inner.begin_root(root, offset_s)
+
+    def level_done(self, record) -> None:
+        self.inner.level_done(record)
+        self.on_level(record)

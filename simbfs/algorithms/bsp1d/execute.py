@@ -354,6 +354,7 @@ class _Run:
             bottleneck=exchange.bottleneck if exchange else "none",
             collective_bytes=self._collective_bytes,
         ))
+        self.ctx.recorder.level_done(self.records[-1])
         self.unexplored_edges -= next_edges
         if self.algorithm.direction_optimising:
             self.direction = choose_direction(

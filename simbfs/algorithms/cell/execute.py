@@ -584,6 +584,7 @@ class _Run:
             compute_max_s=float(self.busy.max()),
             bottleneck="compute" if self.busy.max() >= comm else "dma",
         ))
+        self.ctx.recorder.level_done(self.records[-1])
         self.queues = plan.next_queues
         self.level += 1
         self.level_start = env.now

@@ -185,5 +185,6 @@ class _Run(Cp1dRun):
             scan_s=compute_mean - receive_mean,
             receive_s=receive_mean,
         ))
+        self.ctx.recorder.level_done(self.records[-1])
         self._plan = None
         self.advance(work)

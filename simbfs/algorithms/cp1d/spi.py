@@ -318,6 +318,7 @@ class _Run(Cp1dRun):
             receive_s=float(receive.mean()),
             flush_s=float((busy - cpu).mean()),
         ))
+        self.ctx.recorder.level_done(self.records[-1])
         self._busy = None
         self._pending = None
         self.advance(work)

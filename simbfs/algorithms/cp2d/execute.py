@@ -393,6 +393,7 @@ class _Run:
             scan_s=float(np.mean(work.scan_s)),
             receive_s=float(np.mean(work.recv_s)),
         ))
+        self.ctx.recorder.level_done(self.records[-1])
         self.frontier = work.new_vertices
         self._work = None
         self._expand = self._fold = None

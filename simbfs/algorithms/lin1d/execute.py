@@ -174,6 +174,7 @@ class _Run(RootSearch):
             compute_max_s=float(compute.max()), bottleneck=priced.bottleneck,
             collective_bytes=float(gather * max(self.N - 1, 0) / max(self.N, 1)),
             edges_sent=int(priced.pairs_sent)))
+        self.ctx.recorder.level_done(self.records[-1])
         new = work.new_vertices
         self.parent[new] = work.new_parents
         self.visited[new] = True

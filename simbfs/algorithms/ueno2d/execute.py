@@ -209,6 +209,7 @@ class _Run(RootSearch):
             compute_max_s=float(kernels.max()), bottleneck=priced.bottleneck,
             collective_bytes=float(np.sum(c.column_bytes) + np.sum(c.row_bytes)),
             edges_sent=int(round(float(np.sum(c.sent_bytes)) / self.section.edge_bytes))))
+        self.ctx.recorder.level_done(self.records[-1])
         new = work.new_vertices
         self.parent[new] = work.new_parents
         self.visited[new] = True
