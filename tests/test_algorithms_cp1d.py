@@ -534,3 +534,38 @@ def test_memory_peak_is_the_structure_plus_the_larger_of_building_and_visiting()
     mpi = node_memory(machine, n, ends, 1, "mpi")
     assert spi.peak == pytest.approx(structure + max(16 * ends / 2, 8 * n + 3 * n / 8 + 5 * 512))
     assert mpi.peak == pytest.approx(structure + max(16 * ends / 2, 8 * n + 3 * n / 8 + 2 * 8 * entries))
+
+
+def test_first_per_sorted_target_equals_the_sorting_version():
+    """The bottom-up level's sort-free pick of each target's (earliest key,
+    smallest parent) candidate gives exactly the lexsort version's answer,
+    ties and infinite keys included."""
+    from simbfs.algorithms.cp1d.work import _first_per_sorted_target, _first_per_target
+
+    rng = np.random.default_rng(7)
+    targets = np.sort(rng.integers(0, 300, 5000))
+    parents = rng.integers(0, 1000, 5000)
+    order = np.lexsort((parents, targets))  # parents ascending within a target, as in CSR order
+    targets, parents = targets[order], parents[order]
+    keys = rng.choice([0.0, 0.5, 1.0, np.inf], 5000)
+    expected = _first_per_target(targets, keys, parents)
+    got = _first_per_sorted_target(targets, keys, parents)
+    assert np.array_equal(expected[0], got[0]) and np.array_equal(expected[1], got[1])
+
+
+def test_first_in_segment_equals_a_search():
+    """Each segment's first marked entry, found from the marked entries,
+    is the one a binary search from the segment's start finds."""
+    from simbfs.algorithms.cp1d.work import _first_in_segment
+
+    rng = np.random.default_rng(3)
+    lengths = rng.integers(1, 6, 400)
+    seg_end = np.cumsum(lengths)
+    seg_start = seg_end - lengths
+    mask = rng.random(int(seg_end[-1])) < 0.15
+    found, index = _first_in_segment(mask, np.repeat(np.arange(400), lengths), 400)
+    hits = np.flatnonzero(mask)
+    k = np.searchsorted(hits, seg_start)
+    expected_found = (k < len(hits)) & (hits[np.minimum(k, len(hits) - 1)] < seg_end)
+    assert np.array_equal(found, expected_found)
+    assert np.array_equal(index[found], hits[k[found]]) and not index[~found].any()

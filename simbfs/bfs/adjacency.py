@@ -23,12 +23,18 @@ def neighbour_slots(indptr: np.ndarray, vertices: np.ndarray):
     """
     starts = indptr[vertices]
     lengths = indptr[vertices + 1] - starts
-    row_ends = np.cumsum(lengths)
-    row_offsets = row_ends - lengths
-    total = int(row_ends[-1]) if row_ends.size else 0
-    slots = np.arange(total, dtype=np.int64)
-    slots += np.repeat(starts - row_offsets, lengths)
+    slots, row_offsets = concatenated_ranges(starts, lengths)
     return slots, lengths, row_offsets
+
+
+def concatenated_ranges(starts: np.ndarray, lengths: np.ndarray):
+    """(positions, offsets): the ranges [starts[i], starts[i] + lengths[i])
+    one after another, and where each range starts among them."""
+    ends = np.cumsum(lengths)
+    offsets = ends - lengths
+    positions = np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64)
+    positions += np.repeat(starts - offsets, lengths)
+    return positions, offsets
 
 
 def batches_by_degree(indptr: np.ndarray, vertices: np.ndarray,

@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...bfs.partition import block_owner, block_starts
-from ...bfs.adjacency import neighbour_slots
+from ...bfs.adjacency import concatenated_ranges, neighbour_slots
 from ...engine.costs import link_seconds, route_latency
 from ...errors import UserError
 from ...graph import Graph
@@ -206,7 +206,10 @@ class Layout:
             span = np.maximum(bounds[ranks + 1] - base, 1)
             index = member_index - base
         offset = thread * span // self.T
-        return ((index - offset) % span) / span
+        # (index - offset) mod span, without a division: both lie in [0, span)
+        position = index - offset
+        position += span * (position < 0)
+        return position / span
 
 
 # ------------------------------------------------------------ level work
@@ -241,8 +244,12 @@ def _zeros(layout: Layout) -> np.ndarray:
 
 
 def _add(table: np.ndarray, ranks: np.ndarray, threads: np.ndarray, weights=None) -> None:
-    table += np.bincount(ranks * table.shape[1] + threads, weights=weights,
-                         minlength=table.size).reshape(table.shape)
+    _add_cells(table, ranks * table.shape[1] + threads, weights)
+
+
+def _add_cells(table: np.ndarray, cells: np.ndarray, weights=None) -> None:
+    """``_add`` with the flat (rank * T + thread) cells already computed."""
+    table += np.bincount(cells, weights=weights, minlength=table.size).reshape(table.shape)
 
 
 def _gather(graph: Graph, vertices: np.ndarray):
@@ -410,104 +417,168 @@ def _segments(seg_key: np.ndarray):
     return starts, np.append(starts[1:], len(seg_key))
 
 
-def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions):
+def _first_in_segment(mask: np.ndarray, entry_seg: np.ndarray, segments: int):
+    """Per segment, whether any of its entries is in ``mask``, and the
+    first such entry's index (0 where none): from the marked entries alone
+    (they are in index order, so a segment's first one starts its run)."""
+    marked = np.flatnonzero(mask)
+    seg = entry_seg[marked]
+    first = np.concatenate([[True], seg[1:] != seg[:-1]]) if len(seg) else np.zeros(0, dtype=bool)
+    found = np.zeros(segments, dtype=bool)
+    found[seg[first]] = True
+    index = np.zeros(segments, dtype=np.int64)
+    index[seg[first]] = marked[first]
+    return found, index
+
+
+def _first_per_sorted_target(targets: np.ndarray, keys: np.ndarray, parents: np.ndarray):
+    """``_first_per_target`` for candidates already grouped by target in
+    ascending order, with each target's parents ascending (a bottom-up
+    level's entries, in CSR order): the smallest (key, parent) of a group is
+    its first entry with the group's smallest key. No sort needed."""
+    if len(targets) == 0:
+        return targets, parents
+    starts = np.flatnonzero(np.concatenate([[True], targets[1:] != targets[:-1]]))
+    sizes = np.diff(np.append(starts, len(targets)))
+    smallest = np.minimum.reduceat(keys, starts)
+    at_smallest = np.flatnonzero(keys == np.repeat(smallest, sizes))
+    group = np.repeat(np.arange(len(starts)), sizes)[at_smallest]
+    first = at_smallest[np.concatenate([[True], group[1:] != group[:-1]])]
+    return targets[starts], parents[first]
+
+
+class BottomUpLevel:
     """BackwardStep of Algorithms 3 and 4, as a function of claim timing.
 
-    Returns ``with_delay(claim_delay) -> LevelWork``: the graph-side work is
-    gathered once, and the timing-dependent part can be evaluated more than
-    once. ``claim_delay(prober_node, owner_node, probe_time)`` gives, per
-    remote hit, the time from its probe until the claim is visible to the
-    prober's threads (np.inf: not within this level);
-    ``claim_delay.sweep_time`` is a per-node array: how long a thread's
-    sweep over the unvisited vertices takes.
+    Built once per level, it gathers the graph side of the level (what
+    does not depend on timing: the light unvisited vertices' entries, their
+    thread segments, where each segment's sweep stops at a local hit);
+    calling it with ``claim_delay`` evaluates the timing-dependent part and
+    returns the LevelWork, as often as the caller needs.
+    ``claim_delay(prober_node, owner_node, probe_time)`` gives, per remote
+    hit, the time from its probe until the claim is visible to the prober's
+    threads (np.inf: not within this level); ``claim_delay.sweep_time`` is a
+    per-node array: how long a thread's sweep over the unvisited vertices
+    takes.
     """
-    graph = layout.graph
-    base_ops = new_ops(layout)
-    unvisited = np.flatnonzero(~visited & (layout.degree > 0))
-    scan_ops(layout, unvisited, options, base_ops)
-    heavy = layout.heavy if options.load_balancing else np.zeros(layout.n, dtype=bool)
-    in_frontier = np.zeros(layout.n, dtype=bool)
-    in_frontier[frontier] = True
-    light_u = unvisited[~heavy[unvisited]]
-    probers, nbrs, _, _ = _gather(graph, light_u)
-    node = layout.owner(probers)
-    nbr_node = layout.owner(nbrs)
-    thread = layout.slice_of(nbrs)
-    remote = (nbr_node != node) & ~heavy[nbrs]
-    hit = in_frontier[nbrs]
-    local_hit = hit & ~remote
-    # Segments: (prober, thread slice); entries are sorted by neighbour id,
-    # so a vertex's slices are consecutive runs.
-    seg_start, seg_end = _segments(probers * layout.T + thread)
-    seg_vertex = probers[seg_start]
-    seg_node = node[seg_start]
-    seg_thread = thread[seg_start]
-    seg_member = np.repeat(np.arange(len(light_u)), graph.degree[light_u])[seg_start]
-    seg_pos = layout.sweep_position(seg_vertex, seg_thread, seg_node, members=light_u, member_index=seg_member)
-    # first local hit in each segment: the thread stops there
-    hits_at = np.flatnonzero(local_hit)
-    k = np.searchsorted(hits_at, seg_start)
-    has_local = k < len(hits_at)
-    has_local[has_local] = hits_at[k[has_local]] < seg_end[has_local]
-    stop = seg_end.copy()
-    stop[has_local] = hits_at[k[has_local]] + 1
-    # first remote hit before the stop
-    rhits = np.flatnonzero(hit & remote)
-    k = np.searchsorted(rhits, seg_start)
-    has_remote = k < len(rhits)
-    has_remote[has_remote] = rhits[k[has_remote]] < stop[has_remote]
-    first_remote = np.where(has_remote, rhits[np.minimum(k, max(len(rhits) - 1, 0))] if len(rhits) else 0, 0)
 
-    def with_delay(claim_delay) -> LevelWork:
-        ops = {name: counts.copy() for name, counts in base_ops.items()}
+    def __init__(self, layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions):
+        self.layout, self.options = layout, options
+        graph = layout.graph
+        T = layout.T
+        self.base_ops = new_ops(layout)
+        unvisited = np.flatnonzero(~visited & (layout.degree > 0))
+        scan_ops(layout, unvisited, options, self.base_ops)
+        heavy = layout.heavy if options.load_balancing else np.zeros(layout.n, dtype=bool)
+        self.in_frontier = in_frontier = np.zeros(layout.n, dtype=bool)
+        in_frontier[frontier] = True
+        light_u = unvisited[~heavy[unvisited]]
+        self.heavy_u = unvisited[heavy[unvisited]]
+        # One entry per (light unvisited prober, neighbour), in CSR order.
+        self.probers, self.nbrs, _, _ = probers, nbrs, _, _ = _gather(graph, light_u)
+        self.node = node = layout.owner(probers)
+        self.nbr_node = nbr_node = layout.owner(nbrs)
+        self.thread = thread = layout.slice_of(nbrs)
+        self.remote = remote = (nbr_node != node) & ~heavy[nbrs]
+        self.hit = hit = in_frontier[nbrs]
+        local_hit = hit & ~remote
+        # Segments: (prober, thread slice); entries are sorted by neighbour id,
+        # so a vertex's slices are consecutive runs.
+        seg_start, seg_end = _segments(probers * T + thread)
+        self.seg_start = seg_start
+        self.seg_vertex = probers[seg_start]
+        self.seg_node = node[seg_start]
+        self.seg_thread = thread[seg_start]
+        member_of = np.zeros(layout.n, dtype=np.int64)  # a light unvisited vertex's index in light_u
+        member_of[light_u] = np.arange(len(light_u))
+        self.seg_pos = layout.sweep_position(self.seg_vertex, self.seg_thread, self.seg_node, members=light_u,
+                                             member_index=member_of[self.seg_vertex])
+        index = np.int32 if len(seg_start) < 2**31 else np.int64  # 32 bits where they suffice: half the bytes
+        self.entry_seg = entry_seg = np.repeat(np.arange(len(seg_start), dtype=index), seg_end - seg_start)
+        # first local hit in each segment: the thread stops there
+        self.has_local, next_local = _first_in_segment(local_hit, entry_seg, len(seg_start))
+        has_local = self.has_local
+        self.stop = stop = np.where(has_local, next_local + 1, seg_end)
+        # first remote hit before the stop
+        has_remote, next_remote = _first_in_segment(hit & remote, entry_seg, len(seg_start))
+        has_remote &= next_remote < stop
+        self.has_remote = has_remote
+        self.first_remote = np.where(has_remote, next_remote, 0)
+        self.seg_length = stop - seg_start  # entries a probed segment reads
+        # The (node, thread) cells each entry's work is charged to, computed
+        # once for every evaluation: the prober's sweeping thread; Owner(u)'s
+        # receive thread for the prober's node; the prober's receive thread
+        # for Owner(u).
+        # (32-bit: N T cells always fit, and half the bytes to pass over.)
+        cell = np.int32 if layout.N * T < 2**31 else np.int64
+        self.seg_cell = (self.seg_node * T + self.seg_thread).astype(cell)
+        self.sweep_cell = (node * T + thread).astype(cell)
+        self.owner_cell = (nbr_node * T + node % T).astype(cell)
+        self.prober_cell = (node * T + nbr_node % T).astype(cell)
+        # Kept for the messages, also in 32 bits (Streams gets 64-bit copies
+        # of its entries, so every count downstream is computed as before).
+        self.node, self.nbr_node, self.thread = node.astype(cell), nbr_node.astype(cell), thread.astype(cell)
+        # The entries a thread reads if it probes its segment: all but those
+        # after the segment's local hit.
+        self.before_stop = np.ones(len(probers), dtype=bool)
+        after, _ = concatenated_ranges(stop[has_local], seg_end[has_local] - stop[has_local])
+        self.before_stop[after] = False
+
+    def __call__(self, claim_delay) -> LevelWork:
+        layout, options = self.layout, self.options
+        T = layout.T
+        node, nbr_node, thread, remote, hit = self.node, self.nbr_node, self.thread, self.remote, self.hit
+        seg_node, has_local, has_remote = self.seg_node, self.has_local, self.has_remote
+        ops = {name: counts.copy() for name, counts in self.base_ops.items()}
         sweep_time = claim_delay.sweep_time  # per node, seconds
-        seg_t = seg_pos * sweep_time[seg_node]
-        cand = np.full(len(seg_start), np.inf)
+        seg_t = self.seg_pos * sweep_time[seg_node]
+        cand = np.full(len(self.seg_start), np.inf)
         cand[has_local] = seg_t[has_local]
         if has_remote.any():
-            delay = claim_delay(seg_node[has_remote], nbr_node[first_remote[has_remote]], seg_t[has_remote])
+            delay = claim_delay(seg_node[has_remote], nbr_node[self.first_remote[has_remote]], seg_t[has_remote])
             cand[has_remote] = np.minimum(cand[has_remote], seg_t[has_remote] + delay)
-        probed = _probed_segments(seg_vertex, seg_t, cand)
+        probed = _probed_segments(self.seg_vertex, seg_t, cand)
 
         # Entries read and probes sent, from the probed segments only.
-        seg_len = np.where(probed, stop - seg_start, 0)
-        entry_in_probed = np.repeat(probed, seg_end - seg_start) & (
-            np.arange(len(probers)) < np.repeat(stop, seg_end - seg_start))
+        seg_len = np.where(probed, self.seg_length, 0)
+        entry_in_probed = probed[self.entry_seg] & self.before_stop
         if options.representation != "edge-list":
-            _add(ops["edge_entry"], seg_node, seg_thread, seg_len)
+            _add_cells(ops["edge_entry"], self.seg_cell, seg_len)
         local_checks = entry_in_probed & ~remote
-        _add(ops["bitmap_test"], node[local_checks], thread[local_checks])
+        _add_cells(ops["bitmap_test"], self.sweep_cell[local_checks])
         probes = entry_in_probed & remote
-        _add(ops["pack"], node[probes], thread[probes])
-        _add(ops["unpack"], nbr_node[probes], node[probes] % layout.T)  # Owner(u) tests u in In
+        _add_cells(ops["pack"], self.sweep_cell[probes])
+        _add_cells(ops["unpack"], self.owner_cell[probes])  # Owner(u) tests u in In
         answered = probes & hit
         # Owner(u) answers on the forward channel; Owner(v) decodes the answer
-        _add(ops["pack"], nbr_node[answered], node[answered] % layout.T)
-        _add(ops["unpack"], node[answered], nbr_node[answered] % layout.T)
+        _add_cells(ops["pack"], self.owner_cell[answered])
+        _add_cells(ops["unpack"], self.prober_cell[answered])
+        wide = np.int64
         streams = [
-            Streams(node[probes], thread[probes], nbr_node[probes], probers[probes], "backward"),
-            Streams(nbr_node[answered], node[answered] % layout.T, node[answered], probers[answered], "forward"),
+            Streams(node[probes].astype(wide), thread[probes].astype(wide), nbr_node[probes].astype(wide),
+                    self.probers[probes], "backward"),
+            Streams(nbr_node[answered].astype(wide), (node[answered] % T).astype(wide),
+                    node[answered].astype(wide), self.probers[answered], "forward"),
         ]
         # Claims: local hits at their segment time, answers when they arrive.
         claim_entries = entry_in_probed & hit
-        entry_seg = np.repeat(np.arange(len(seg_start)), seg_end - seg_start)
-        entry_time = np.where(remote, np.inf, 0.0)[claim_entries]
-        ce_seg = entry_seg[claim_entries]
-        entry_time = np.where(np.isinf(entry_time), cand[ce_seg], seg_t[ce_seg])
-        new, new_parents = _first_per_target(probers[claim_entries], entry_time, nbrs[claim_entries])
+        ce_seg = self.entry_seg[claim_entries]
+        entry_time = np.where(remote[claim_entries], cand[ce_seg], seg_t[ce_seg])
+        new, new_parents = _first_per_sorted_target(self.probers[claim_entries], entry_time,
+                                                    self.nbrs[claim_entries])
 
         # Heavy unvisited vertices (Algorithm 4, lines 20-30): their entries sit
         # at the owners of their neighbours, all checks are local; each node
         # stops at its own first hit. Claims are combined by the allreduce.
-        heavy_u = unvisited[heavy[unvisited]]
+        heavy_u = self.heavy_u
         examined = int(seg_len.sum())
         if len(heavy_u):
-            h_v, h_u, _, _ = _gather(graph, heavy_u)
+            h_v, h_u, _, _ = _gather(layout.graph, heavy_u)
             h_node = layout.owner(h_u)
             order = np.lexsort((h_u, h_node, h_v))
             h_v, h_u, h_node = h_v[order], h_u[order], h_node[order]
             s_start, s_end = _segments(h_v * layout.N + h_node)
-            h_hit = np.flatnonzero(in_frontier[h_u])
+            h_hit = np.flatnonzero(self.in_frontier[h_u])
             k = np.searchsorted(h_hit, s_start)
             found = k < len(h_hit)
             found[found] = h_hit[k[found]] < s_end[found]
@@ -533,7 +604,11 @@ def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options
         return LevelWork("bottom-up", ops, streams, new, new_parents, edges_examined=examined,
                          probes_sent=int(probes.sum()), responses=int(answered.sum()))
 
-    return with_delay
+
+def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions) -> BottomUpLevel:
+    """BackwardStep of Algorithms 3 and 4: a :class:`BottomUpLevel`, to be
+    called with the level's claim timing."""
+    return BottomUpLevel(layout, frontier, visited, options)
 
 
 def _probed_segments(seg_vertex: np.ndarray, seg_t: np.ndarray, cand: np.ndarray) -> np.ndarray:
