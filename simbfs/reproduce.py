@@ -197,7 +197,8 @@ def claim_rows(machine: str, records: list[dict]) -> list[dict]:
             numeric = [cmp for _, cmp in compared if cmp.get("simbfs") is not None]
             row.update(simbfs="; ".join(f"{cmp['simbfs']:.4g}" for cmp in numeric),
                        error="; ".join(f"{cmp['error']:+.1%}" for cmp in numeric),
-                       verdict=worst_verdict([cmp["verdict"] for _, cmp in compared]),
+                       verdict=worst_verdict([cmp["verdict"] for _, cmp in compared],
+                                             trends_only=all(cmp.get("simbfs") is None for _, cmp in compared)),
                        script=", ".join(sorted({f"{machine}/{r['name']}" for r, _ in compared})),
                        mode=", ".join(sorted({_mode(r) for r, _ in compared})),
                        note="; ".join(_described(cmp) for _, cmp in compared
@@ -231,13 +232,14 @@ def claim_rows(machine: str, records: list[dict]) -> list[dict]:
 VERDICT_ORDER = ("MISS", "NOT reproduced", "within", "reproduced", "compared (no tolerance)")
 
 
-def worst_verdict(verdicts: list[str]) -> str:
+def worst_verdict(verdicts: list[str], trends_only: bool = False) -> str:
     """The claim's verdict from all its comparisons: the worst of them
-    (a comparison without a verdict, e.g. at a reduced size, only informs)."""
+    (a comparison without a verdict, e.g. at a reduced size, only informs;
+    if no comparison has one, a trend was not decided at these sizes)."""
     for verdict in VERDICT_ORDER:
         if verdict in verdicts:
             return verdict
-    return "compared (no tolerance)"
+    return "not decided at these sizes" if trends_only else "compared (no tolerance)"
 
 
 def _described(comparison: dict) -> str:

@@ -45,3 +45,15 @@ def test_a_script_that_cannot_run_fails_the_command_but_not_the_report(tmp_path,
     err = capsys.readouterr().err
     assert "could not run cell_be/fig3: RuntimeError: broken on purpose" in err
     assert "could not run: RuntimeError" in (tmp_path / "index.html").read_text()
+
+
+def test_a_trend_claim_gets_a_verdict_from_the_scripts_trend_records(tmp_path):
+    """A trend claim a script checks with experiments/lib.py's trend() gets
+    its verdict from the record (reproduced or NOT reproduced), not from
+    scraping the printout; the cheapest such script, fig11, at --quick."""
+    record = reproduce.run_script("bluegene_q", "fig11", str(tmp_path), quick=True)
+    assert record["error"] is None
+    assert {c["claim"] for c in record["comparisons"]} == {"bgq.thread_scaling"}
+    row = next(r for r in reproduce.claim_rows("bluegene_q", [record]) if r["claim"] == "bgq.thread_scaling")
+    assert row["verdict"] in ("reproduced", "NOT reproduced"), row
+    assert row["script"] == "bluegene_q/fig11" and "beyond 16 threads" in row["note"]

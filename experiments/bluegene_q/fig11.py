@@ -38,8 +38,12 @@ def main(argv=None):
     teps = [r["harmonic_mean_gteps"] for r in rows]
     grows = all(b >= a for a, b in zip(teps, teps[1:]))
     smt = teps[-1] > teps[threads.index(16)]
-    print(f"  bgq.thread_scaling: grows with threads: {grows}; beyond 16 threads still helps: {smt} -> "
-          f"{'as the paper says' if grows and smt else 'NOT as the paper says'}")
+    lib.trend("bgq.thread_scaling", grows,
+              ", ".join(f"{value:.3f}" for value in teps) + f" GTEPS at {', '.join(map(str, threads))} threads",
+              label="bgq.thread_scaling, grows with threads")
+    lib.trend("bgq.thread_scaling", smt,
+              f"{teps[-1]:.3f} GTEPS at {threads[-1]} threads against {teps[threads.index(16)]:.3f} at 16",
+              label="bgq.thread_scaling, beyond 16 threads still helps")
     return rows
 
 

@@ -75,8 +75,8 @@ def main(argv=None):
                   f"{r['scan_s'] * 1e6:8.2f} {r['receive_s'] * 1e6:8.2f} {r['flush_s'] * 1e6:8.2f} "
                   f"{r['edges_examined']:15,.0f} {r['frontier_vertices']:9,.0f}  "
                   f"{r['bottom_up_roots']} / {r['network_bound_roots']} of {r['roots_reaching']}")
-        _level_breakdown(doc["levels"])
-        _central_levels(doc["levels"])
+        _level_breakdown(doc["levels"], f"{nodes} nodes")
+        _central_levels(doc["levels"], f"{nodes} nodes")
     print(f"  {time.time() - started:.0f} s; wrote {out / 'fig13_level_breakdown.csv'}")
     return rows
 
@@ -85,46 +85,55 @@ def _sums(levels, *fields):
     return {f: sum(level[f] for level in levels) for f in fields}
 
 
-def _level_breakdown(levels):
-    """bgq.level_breakdown, its three parts, over every level record of every root."""
+def _level_breakdown(levels, where):
+    """bgq.level_breakdown, its three parts, over every level record of every
+    root (``where``: the partition, named in each part's label)."""
     print("  bgq.level_breakdown (trend):")
+    claim_id = "bgq.level_breakdown"
     for direction in ("top-down", "bottom-up"):
+        label = f"{claim_id}, {direction} scan ({where})"
         mine = [lv for lv in levels if lv["direction"] == direction]
         if not mine:
-            print(f"    {direction}: no level ran in this direction")
+            lib.trend(claim_id, False, "no level ran in this direction", label=label, judged=False)
             continue
         s = _sums(mine, "scan_s", "receive_s", "flush_s", "time_s")
         largest = max(("scan_s", "receive_s", "flush_s"), key=s.get)
-        print(f"    {direction} levels ({len(mine)} records): scan {s['scan_s'] * 1e6:.1f} us, receive "
-              f"{s['receive_s'] * 1e6:.1f} us, flush {s['flush_s'] * 1e6:.1f} us (scan {s['scan_s'] / s['time_s']:.0%} "
-              f"of their time) -> scanning takes the most time: "
-              f"{'as the paper says' if largest == 'scan_s' else 'NOT as the paper says (' + largest[:-2] + ' does)'}")
+        lib.trend(claim_id, largest == "scan_s",
+                  f"{len(mine)} records: scan {s['scan_s'] * 1e6:.1f} us, receive {s['receive_s'] * 1e6:.1f} us, "
+                  f"flush {s['flush_s'] * 1e6:.1f} us (scan {s['scan_s'] / s['time_s']:.0%} of their time): the most "
+                  f"time goes to {largest[:-2]}", label=label)
     # Receive overlapping scan: if it did, the busiest thread's busy time
     # (compute_s) would be well below scan + receive.
     s = _sums(levels, "scan_s", "receive_s", "compute_s")
     hidden = max(0.0, s["scan_s"] + s["receive_s"] - s["compute_s"]) / s["receive_s"] if s["receive_s"] else 0.0
-    print(f"    receive vs scan: scan + receive {(s['scan_s'] + s['receive_s']) * 1e6:.1f} us against the threads' "
-          f"busy time {s['compute_s'] * 1e6:.1f} us: {hidden:.0%} of the receive time is hidden under the scan -> "
-          f"{'as the paper says' if hidden > 0.5 else 'NOT as the paper says'} (the model decodes on the sweeping "
-          f"threads, so receiving adds to them; what it overlaps is the network transfer)")
+    lib.trend(claim_id, hidden > 0.5,
+              f"scan + receive {(s['scan_s'] + s['receive_s']) * 1e6:.1f} us against the threads' busy time "
+              f"{s['compute_s'] * 1e6:.1f} us: {hidden:.0%} of the receive time is hidden under the scan (the model "
+              f"decodes on the sweeping threads, so receiving adds to them; what it overlaps is the network transfer)",
+              label=f"{claim_id}, receive vs scan ({where})")
     network = [lv for lv in levels if lv["bottleneck"] in NETWORK]
     cpu = [lv for lv in levels if lv["bottleneck"] not in NETWORK]
     c = _sums(cpu, "flush_s", "time_s")
     cpu_share = c["flush_s"] / c["time_s"] if c["time_s"] else 0.0
+    label = f"{claim_id}, flush ({where})"
     if not network:
-        print(f"    flush: no level is communication-bound here (bounded by a torus link or port); flush is the "
-              f"last packets' flight only, {cpu_share:.0%} of the level time -> not testable at this size")
+        lib.trend(claim_id, False,
+                  f"no level is communication-bound here (bounded by a torus link or port); flush is the last "
+                  f"packets' flight only, {cpu_share:.0%} of the level time: not testable at this size",
+                  label=label, judged=False)
         return
     n = _sums(network, "flush_s", "time_s", "scan_s")
     share = n["flush_s"] / n["time_s"]
-    print(f"    flush: {len(network)} of {len(levels)} level records communication-bound; flush is {share:.0%} of "
-          f"their time (scan {n['scan_s'] / n['time_s']:.0%}) against {cpu_share:.0%} in the CPU-bound ones -> "
-          f"{'as the paper says' if share > cpu_share else 'NOT as the paper says'}")
+    lib.trend(claim_id, share > cpu_share,
+              f"{len(network)} of {len(levels)} level records communication-bound; flush is {share:.0%} of their "
+              f"time (scan {n['scan_s'] / n['time_s']:.0%}) against {cpu_share:.0%} in the CPU-bound ones",
+              label=label)
 
 
-def _central_levels(levels):
+def _central_levels(levels, where):
     """bgq.central_levels: per root, the share of edges and time in the two
-    central levels and the vertices the first levels touch."""
+    central levels and the vertices the first levels touch (``where``: the
+    partition, named in each part's label)."""
     per_root = defaultdict(list)
     for level in levels:
         per_root[level["root"]].append(level)
@@ -154,15 +163,18 @@ def _central_levels(levels):
     mean_edges = central["edges_examined"] / total["edges_examined"]
     mean_time = central["time_s"] / total["time_s"]
     together = mean_edges > 0.5 and mean_time > 0.5
-    print(f"    per root {min(edge_shares):.0%}-{max(edge_shares):.0%} of the edges examined and "
-          f"{min(time_shares):.0%}-{max(time_shares):.0%} of the time; most of both in {sum(holds)} of {len(holds)} "
-          f"roots -> {'as the paper says' if sum(holds) > len(holds) / 2 else 'NOT as the paper says'} for most "
-          f"roots; all roots together {mean_edges:.0%} of the edges and {mean_time:.0%} of the time -> "
-          f"{'as the paper says' if together else 'NOT as the paper says'}")
+    claim_id = "bgq.central_levels"
+    lib.trend(claim_id, sum(holds) > len(holds) / 2,
+              f"per root {min(edge_shares):.0%}-{max(edge_shares):.0%} of the edges examined and "
+              f"{min(time_shares):.0%}-{max(time_shares):.0%} of the time; most of both in {sum(holds)} of "
+              f"{len(holds)} roots", label=f"{claim_id}, most edges and time, most roots ({where})")
+    lib.trend(claim_id, together, f"all roots together {mean_edges:.0%} of the edges and {mean_time:.0%} of the time",
+              label=f"{claim_id}, most edges and time, all roots together ({where})")
     few = max(first_two) < 0.1
-    print(f"    the first two levels hold at most {max(first_two):.2%} of a root's reached vertices -> "
-          f"{'few, as the paper says' if few else 'NOT few'}; the first three a median {median(first_three):.1%}, "
-          f"at most {max(first_three):.1%}")
+    lib.trend(claim_id, few,
+              f"the first two levels hold at most {max(first_two):.2%} of a root's reached vertices; the first three "
+              f"a median {median(first_three):.1%}, at most {max(first_three):.1%}",
+              label=f"{claim_id}, first levels touch few vertices ({where})")
 
 
 def _plot(rows, path, sizes):

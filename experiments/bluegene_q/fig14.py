@@ -80,21 +80,21 @@ def main(argv=None):
           f"{central[1] + 1} counted from 1), light levels {', '.join(map(str, light))}")
     per_level = ", ".join(f"level {k} {coarse[k]['time_s'] / skip[k]['time_s'] - 1:+.2%}" for k in central)
     slower = total(coarse, central) / total(skip, central) - 1
-    if abs(slower) < SAME:
-        verdict = f"NOT as the paper says (within {SAME:.1%}: no visible difference)"
-    else:
-        verdict = "as the paper says" if 0 < slower < 0.1 else "NOT as the paper says"
-    print(f"    central levels: coarse index {total(coarse, central) * 1e6:.2f} us against skip list "
-          f"{total(skip, central) * 1e6:.2f} us, {slower:+.2%} ({per_level}) -> slightly slower: {verdict}")
+    same_time = abs(slower) < SAME  # no visible difference: not the paper's "slightly slower"
+    lib.trend("bgq.representation", not same_time and 0 < slower < 0.1,
+              f"coarse index {total(coarse, central) * 1e6:.2f} us against skip list {total(skip, central) * 1e6:.2f} "
+              f"us, {slower:+.2%} ({per_level})" + (f"; within {SAME:.1%}: no visible difference" if same_time else ""),
+              label="bgq.representation, coarse index slightly slower in the central levels")
     cheaper = total(coarse, light) / total(skip, light)
-    print(f"    light levels: coarse index {total(coarse, light) * 1e6:.2f} us against skip list "
-          f"{total(skip, light) * 1e6:.2f} us ({cheaper:.2f}x) -> cheaper: "
-          f"{'as the paper says' if cheaper < 1 else 'NOT as the paper says'}")
+    lib.trend("bgq.representation", cheaper < 1,
+              f"coarse index {total(coarse, light) * 1e6:.2f} us against skip list {total(skip, light) * 1e6:.2f} us "
+              f"({cheaper:.2f}x)", label="bgq.representation, coarse index cheaper in the light levels")
     beaten = [k for k in levels if plain[k]["time_s"] > max(coarse[k]["time_s"], skip[k]["time_s"])]
     beat = total(plain, levels) > max(total(coarse, levels), total(skip, levels))
-    print(f"    edge list: {total(plain, levels) * 1e6:.1f} us per BFS against {total(coarse, levels) * 1e6:.1f} "
-          f"(coarse index) and {total(skip, levels) * 1e6:.1f} (skip list), slower than both in {len(beaten)} of "
-          f"{len(levels)} levels -> both beat it: {'as the paper says' if beat else 'NOT as the paper says'}")
+    lib.trend("bgq.representation", beat,
+              f"{total(plain, levels) * 1e6:.1f} us per BFS against {total(coarse, levels) * 1e6:.1f} (coarse index) "
+              f"and {total(skip, levels) * 1e6:.1f} (skip list), slower than both in {len(beaten)} of {len(levels)} "
+              f"levels", label="bgq.representation, both beat the edge list")
     print(f"  {time.time() - started:.0f} s; wrote {out / 'fig14_representations.csv'}")
     return rows
 

@@ -64,8 +64,11 @@ def main(argv=None):
     projected = _projected(QUICK_PROJECTED if args.quick else PROJECTED, out)
     machine = load_machine(B.machine())
     spi, mpi = largest_scale_per_node(spi_memory_bytes, machine), largest_scale_per_node(mpi_memory_bytes, machine)
-    print(f"  bgq.mpi_max_scale_per_node: SPI {spi}, MPI {mpi} (paper: 24 and 23) -> "
-          f"{'exact' if (spi, mpi) == (24, 23) else 'MISS'}")
+    # exact: both parts must give the paper's scale, (SPI, MPI) == (24, 23)
+    for part, mine, paper in (("SPI", spi, 24), ("MPI", mpi, 23)):
+        lib.trend("bgq.mpi_max_scale_per_node", mine == paper,
+                  f"largest scale per node {mine} (paper: {paper})",
+                  label=f"bgq.mpi_max_scale_per_node, {part}")
     return rows + projected
 
 

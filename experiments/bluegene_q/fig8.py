@@ -67,13 +67,13 @@ def main(argv=None):
                   f"{r['bytes_per_edge']:.2f} B/edge compressed")
         heavy, light = heavy_and_light(rows, mode)
         low, high = PAPER_HEAVY
-        print(f"  bgq.compression_bytes_per_edge, {mode}: heavy levels "
-              + ", ".join(f"{r['level']}: {r['bytes_per_edge']:.2f}" for r in heavy)
-              + f" B/edge (paper: {low:g}-{high:g}) -> "
-              + ("within" if all(low <= r["bytes_per_edge"] <= high for r in heavy) else "MISS")
-              + "; light levels " + ", ".join(f"{r['level']}: {r['bytes_per_edge']:.2f}" for r in light)
-              + f" B/edge (paper: header-dominated, above the {UNCOMPRESSED:g} B of no compression) -> "
-              + ("as the paper says" if all(r["bytes_per_edge"] > UNCOMPRESSED for r in light) else "MISS"))
+        lib.trend("bgq.compression_bytes_per_edge", all(low <= r["bytes_per_edge"] <= high for r in heavy),
+                  "levels " + ", ".join(f"{r['level']}: {r['bytes_per_edge']:.2f}" for r in heavy)
+                  + f" B/edge (paper: {low:g}-{high:g})", label=f"bgq.compression_bytes_per_edge, {mode}, heavy levels")
+        lib.trend("bgq.compression_bytes_per_edge", all(r["bytes_per_edge"] > UNCOMPRESSED for r in light),
+                  "levels " + ", ".join(f"{r['level']}: {r['bytes_per_edge']:.2f}" for r in light)
+                  + f" B/edge (paper: header-dominated, above the {UNCOMPRESSED:g} B of no compression)",
+                  label=f"bgq.compression_bytes_per_edge, {mode}, light levels")
     print(f"  {time.time() - started:.0f} s; wrote {out / 'fig8_bytes_per_edge.csv'}")
     return rows
 

@@ -29,6 +29,12 @@ def scale_for(arity: float, edges_log2: int) -> int:
     return max(8, min(20, edges_log2 - int(round(math.log2(arity)))))
 
 
+# cell.spe_scaling read as numbers: "virtually linear" is at least this parallel efficiency at
+# 8 SPEs; "a limited saturation" keeps at least LIMITED_SATURATION, and no more than at high arity
+VIRTUALLY_LINEAR = 0.90
+LIMITED_SATURATION = 0.50
+
+
 def main(argv=None):
     args = C.parse_args(__doc__, argv)
     out = lib.out_dir(args)
@@ -55,9 +61,17 @@ def main(argv=None):
     ax.legend(fontsize=7)
     lib.save_figure(fig, out / "fig6_scaling.png")
     print("Fig. 6 (claim cell.spe_scaling, trend): parallel efficiency at 8 SPEs")
-    for arity in arities:
-        r8 = next(r for r in rows if r["arity"] == arity and r["spes"] == 8)
+    at8 = {arity: next(r for r in rows if r["arity"] == arity and r["spes"] == 8) for arity in arities}
+    for arity, r8 in at8.items():
         print(f"  a = {arity:>4}: {r8['ME_s']:8.1f} ME/s at 8 SPEs, efficiency {r8['efficiency']:.0%}")
+    high, low = at8[max(arities)], at8[min(arities)]
+    lib.trend("cell.spe_scaling", high["efficiency"] >= VIRTUALLY_LINEAR,
+              f"efficiency {high['efficiency']:.0%} at 8 SPEs, arity {max(arities)} (at least {VIRTUALLY_LINEAR:.0%})",
+              label="cell.spe_scaling, virtually linear at high arity")
+    lib.trend("cell.spe_scaling", LIMITED_SATURATION <= low["efficiency"] <= high["efficiency"],
+              f"efficiency {low['efficiency']:.0%} at 8 SPEs, arity {min(arities)} (between "
+              f"{LIMITED_SATURATION:.0%} and the high arity's {high['efficiency']:.0%})",
+              label="cell.spe_scaling, limited saturation at small arity")
     return rows
 
 
