@@ -148,33 +148,43 @@ def _compare(rows, profile_scale, per_node):
                  if b["gteps_per_node"] < (1 - FALL) * a["gteps_per_node"]]
         peak = max(direct_mpe, key=lambda r: r["harmonic_mean_gteps"])
         fall_at = ", ".join(f"{n:,}" for n in falls) or "no size"
-        print(f"  Direct_MPE: TEPS per node >= {CLOSE:.0%} of the {first['nodes']:,}-node value up to "
-              f"{linear_to:,} nodes (paper: linear, then capped at {PAPER_DIRECT_MPE_CAP:,}); per-node TEPS falls by "
-              f"more than {FALL:.0%} from one size to the next at {fall_at}; total TEPS peaks at "
-              f"{peak['nodes']:,} nodes ({peak['harmonic_mean_gteps']:.4g} GTEPS)")
+        lib.trend("sunway.direct_mpe_limits", linear_to > first["nodes"],
+                  f"TEPS per node >= {CLOSE:.0%} of the {first['nodes']:,}-node value up to {linear_to:,} nodes; "
+                  f"per-node TEPS falls by more than {FALL:.0%} from one size to the next at {fall_at}",
+                  label="sunway.direct_mpe_limits, linear at first")
+        lib.trend("sunway.direct_mpe_limits", peak["nodes"] == PAPER_DIRECT_MPE_CAP,
+                  f"total TEPS peaks at {peak['nodes']:,} nodes ({peak['harmonic_mean_gteps']:.4g} GTEPS; the paper: "
+                  f"capped at {PAPER_DIRECT_MPE_CAP:,})", label="sunway.direct_mpe_limits, capped at 4,096 nodes",
+                  judged=PAPER_DIRECT_MPE_CAP in {r["nodes"] for r in direct_mpe})
         relay = {r["nodes"]: r for r in _series(rows, "Relay_MPE") if _ran(r)}
         print("  Direct_MPE / Relay_MPE: " + "  ".join(
             f"{r['nodes']:,}: {r['harmonic_mean_gteps'] / relay[r['nodes']]['harmonic_mean_gteps']:.2f}x"
             for r in direct_mpe if r["nodes"] in relay))
     at_fail = by.get(("Direct_MPE", PAPER_DIRECT_MPE_FAILS))
     if at_fail is not None:
-        print(f"  Direct_MPE at {PAPER_DIRECT_MPE_FAILS:,} nodes: "
-              + (f"runs ({at_fail['harmonic_mean_gteps']:.4g} GTEPS); the paper's failure is NOT reproduced"
-                 if _ran(at_fail) else f"refused, as in the paper: {at_fail['refused']}"))
+        lib.trend("sunway.direct_mpe_limits", not _ran(at_fail),
+                  f"Direct_MPE at {PAPER_DIRECT_MPE_FAILS:,} nodes "
+                  + (f"runs ({at_fail['harmonic_mean_gteps']:.4g} GTEPS)" if _ran(at_fail)
+                     else f"is refused: {at_fail['refused']}"),
+                  label=f"sunway.direct_mpe_limits, fails at {PAPER_DIRECT_MPE_FAILS:,} nodes")
 
     print(f"Comparison with sunway.direct_cpe_limits (003, 6.1: Direct_CPE best up to {PAPER_DIRECT_CPE_BEST} "
           f"nodes, fails beyond for lack of SPM; trend):")
     direct_cpe = _series(rows, "Direct_CPE")
     ran = [r["nodes"] for r in direct_cpe if _ran(r)]
     refused = [r for r in direct_cpe if not _ran(r)]
+    beyond = [r["nodes"] for r in direct_cpe if r["nodes"] > PAPER_DIRECT_CPE_BEST]
     if refused:
         names_spm = "scratch pad" in refused[0]["refused"] or "SPM" in refused[0]["refused"]
         upto = f"runs up to {max(ran):,} nodes, " if ran else ""
-        print(f"  Direct_CPE: {upto}refused from {refused[0]['nodes']:,} (paper: fails beyond "
-              f"{PAPER_DIRECT_CPE_BEST}); the refusal {'names' if names_spm else 'does NOT name'} the scratch "
-              f"pads (SPM)")
+        lib.trend("sunway.direct_cpe_limits", names_spm and refused[0]["nodes"] == min(beyond, default=None),
+                  f"Direct_CPE {upto}refused from {refused[0]['nodes']:,} (the paper: fails beyond "
+                  f"{PAPER_DIRECT_CPE_BEST}); the refusal {'names' if names_spm else 'does NOT name'} the scratch "
+                  f"pads (SPM)", label=f"sunway.direct_cpe_limits, fails beyond {PAPER_DIRECT_CPE_BEST} nodes for SPM")
     else:
-        print(f"  Direct_CPE: runs at every size up to {max(ran):,} nodes (no failure seen)")
+        lib.trend("sunway.direct_cpe_limits", False, f"Direct_CPE runs at every size up to {max(ran):,} nodes",
+                  label=f"sunway.direct_cpe_limits, fails beyond {PAPER_DIRECT_CPE_BEST} nodes for SPM",
+                  judged=bool(beyond))
     for nodes in ran:
         others = [r for r in rows if r["nodes"] == nodes and _ran(r) and r["variant"] != "Direct_CPE"]
         best = max(others, key=lambda r: r["harmonic_mean_gteps"])
@@ -182,8 +192,9 @@ def _compare(rows, profile_scale, per_node):
         ratio = mine / best["harmonic_mean_gteps"]
         verdict = ("the best" if ratio > 1 + TIE else f"tied with {best['variant']} for the best" if ratio >= 1 - TIE
                    else "not the best")
-        print(f"  {nodes:,} nodes: Direct_CPE {mine:.4g} GTEPS, {ratio:.3f}x the best other ({best['variant']}): "
-              f"{verdict}")
+        lib.trend("sunway.direct_cpe_limits", verdict != "not the best",
+                  f"Direct_CPE {mine:.4g} GTEPS, {ratio:.3f}x the best other ({best['variant']}): {verdict}",
+                  label=f"sunway.direct_cpe_limits, best at {nodes:,} nodes", judged=nodes <= PAPER_DIRECT_CPE_BEST)
 
 
 def _plot(rows, path, profile_scale, per_node):

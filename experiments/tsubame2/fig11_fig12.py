@@ -41,6 +41,7 @@ def transfer_bytes(level) -> float:
     return c.own_bytes + c.column_bytes + c.row_bytes + c.sent_bytes + c.received_bytes
 
 
+
 def main(argv=None) -> list[dict]:
     args = T.figure_options(__doc__, argv)
     out = lib.out_dir(args)
@@ -87,18 +88,29 @@ def main(argv=None) -> list[dict]:
     print(f"Comparison with tsubame.comm_growth ({c['paper']}, trend: {c['statement']}):")
     pairs = list(zip(rows, rows[1:]))
     expand_up = sum(b["expand_MB_per_gpu"] > a["expand_MB_per_gpu"] for a, b in pairs)
-    print(f"  expand data per GPU grows from one size to the next at {expand_up} of {len(pairs)} steps "
-          f"({rows[0]['expand_MB_per_gpu']:.4g} -> {rows[-1]['expand_MB_per_gpu']:.4g} MB)")
+    lib.trend("tsubame.comm_growth", expand_up == len(pairs),
+              f"expand data per GPU grows from one size to the next at {expand_up} of {len(pairs)} steps "
+              f"({rows[0]['expand_MB_per_gpu']:.4g} -> {rows[-1]['expand_MB_per_gpu']:.4g} MB)",
+              label="tsubame.comm_growth, expand grows with R and C")
     c_steps = [(a, b) for a, b in pairs if b["C"] > a["C"]]
     r_steps = [(a, b) for a, b in pairs if b["C"] == a["C"]]
     fold_c = sum(b["fold_MB_per_gpu"] > a["fold_MB_per_gpu"] for a, b in c_steps)
-    print(f"  fold data per GPU grows where C grows at {fold_c} of {len(c_steps)} steps ("
-          + ", ".join(f"C {a['C']}->{b['C']}: {b['fold_MB_per_gpu'] / a['fold_MB_per_gpu']:.3f}x" for a, b in c_steps)
-          + "); where only R grows: "
-          + ", ".join(f"R {a['R']}->{b['R']}: {b['fold_MB_per_gpu'] / a['fold_MB_per_gpu']:.3f}x" for a, b in r_steps))
+    lib.trend("tsubame.comm_growth", fold_c == len(c_steps),
+              f"fold data per GPU grows where C grows at {fold_c} of {len(c_steps)} steps ("
+              + ", ".join(f"C {a['C']}->{b['C']}: {b['fold_MB_per_gpu'] / a['fold_MB_per_gpu']:.3f}x"
+                          for a, b in c_steps)
+              + "); where only R grows: "
+              + ", ".join(f"R {a['R']}->{b['R']}: {b['fold_MB_per_gpu'] / a['fold_MB_per_gpu']:.3f}x"
+                          for a, b in r_steps),
+              label="tsubame.comm_growth, fold grows with C", judged=bool(c_steps))
     ratios = [r["transfer_over_communication"] for r in rows]
-    print(f"  CPU-GPU volume / network volume per GPU: {min(ratios):.3f} to {max(ratios):.3f} over the sizes "
-          f"(proportional if constant)")
+    network = [r["cpu_gpu_MB_per_gpu"] / r["transfer_over_communication"] for r in rows]
+    together = sum((b["cpu_gpu_MB_per_gpu"] > a["cpu_gpu_MB_per_gpu"]) == (n_b > n_a)
+                   for (a, b), n_a, n_b in zip(pairs, network, network[1:]))
+    lib.trend("tsubame.comm_growth", together == len(pairs),
+              f"CPU-GPU volume moves with the network volume at {together} of {len(pairs)} steps; their ratio per "
+              f"GPU is {min(ratios):.3f} to {max(ratios):.3f} over the sizes",
+              label="tsubame.comm_growth, CPU-GPU follows communication")
     print(f"  {time.time() - started:.0f} s; wrote {out / 'fig11_fig12_data.csv'}")
     return rows
 
