@@ -16,7 +16,10 @@ spans into the format:
 * a complete event (``ph: X``) per span, named by what it did, with its
   level and direction in ``args``;
 * a process ``run`` with counters per level (the frontier's vertices, the
-  bytes sent), and an instant event where each root starts.
+  bytes sent), a counter of the bytes in flight on the traced nodes (each
+  exchange, alltoallv or DMA span that says how many bytes it moves holds
+  them from its start to its end; network and DMA as two series), and an
+  instant event where each root starts.
 
 A projected run has no spans (nothing ran): its trace has one process, the
 *representative (busiest) node, projected*, with each level's compute,
@@ -109,6 +112,28 @@ def _level_starts(doc: dict):
         start += root["time_s"]
 
 
+def _bytes_in_flight(spans, pid: int) -> list[dict]:
+    """A counter of the bytes in flight on the traced nodes: every span that
+    moves bytes (an exchange or alltoallv on the network, a DMA) holds its
+    bytes from its start to its end; network and DMA are two series."""
+    changes: dict[float, dict[str, float]] = {}
+    for span in spans:
+        moved = span.detail.get("bytes")
+        if not moved or span.end_s <= span.start_s:
+            continue
+        series = "dma" if span.resource == "dma" else "network"
+        for time_s, sign in ((span.start_s, 1.0), (span.end_s, -1.0)):
+            step = changes.setdefault(time_s, {"network": 0.0, "dma": 0.0})
+            step[series] += sign * float(moved)
+    events, level = [], {"network": 0.0, "dma": 0.0}
+    for time_s in sorted(changes):
+        for series, delta in changes[time_s].items():
+            level[series] = max(level[series] + delta, 0.0)  # round-off must not show as negative bytes
+        events.append({"name": "bytes in flight", "ph": "C", "ts": _us(time_s), "pid": pid,
+                       "args": {"network": level["network"], "dma": level["dma"]}})
+    return events
+
+
 def trace_document(doc: dict, recorder: TraceRecorder | None, processes_per_host: int = 1) -> tuple[dict, list[str]]:
     """The Trace Event Format document of a run, and notes on what it left
     out. ``recorder``: the executed run's (None for a projection)."""
@@ -170,6 +195,7 @@ def trace_document(doc: dict, recorder: TraceRecorder | None, processes_per_host
                        "args": {"vertices": level["frontier_vertices"]}})
         events.append({"name": "bytes sent", "ph": "C", "ts": _us(clock), "pid": run_pid,
                        "args": {"bytes": level["bytes"]}})
+    events.extend(_bytes_in_flight(spans, run_pid))
     other = {"machine": doc["machine"], "algorithm": doc["algorithm"], "mode": doc["mode"], "nodes": nodes,
              "hosts": doc.get("hosts", nodes), "scale": doc["scale"], "roots": len(doc["roots"]),
              "total_time_s": sum(root["time_s"] for root in doc["roots"]), "simbfs_version": doc["simbfs_version"],

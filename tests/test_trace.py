@@ -102,3 +102,24 @@ def test_bad_trace_options_are_refused_in_one_line(args, message, tmp_path, caps
 def test_selections_parse():
     assert parse_selection("0-3,8", "nodes") == {0, 1, 2, 3, 8}
     assert parse_selection("all", "nodes") is None and parse_selection(None, "levels") is None
+
+
+@pytest.mark.parametrize("args", [("bluegene_q", "--nodes", "32", "--algorithm", "bsp1d-do"),
+                                  ("bluegene_q", "--nodes", "32", "--algorithm", "cp1d-spi")])
+def test_bytes_in_flight_count_every_byte_the_levels_send(tmp_path, capsys, args):
+    """The bytes-in-flight counter is built from the spans that move bytes:
+    with every node traced, their bytes add up to the bytes the level
+    records say were sent, and the counter starts and ends at nothing.
+    (cp1d-mpi also sends its 8-byte counts, which the level records leave
+    out, so its sum is larger.)"""
+    path = tmp_path / "trace.json"
+    assert main(["run", *args, "--scale", "12", "--roots", "2", "--quiet", "--trace", str(path),
+                 "--json", str(tmp_path / "run.json")]) == 0
+    capsys.readouterr()
+    trace, doc = json.loads(path.read_text()), json.loads((tmp_path / "run.json").read_text())
+    moved = sum(e["args"].get("bytes", 0) for e in _complete(trace) if e["cat"] != "dma")
+    assert moved == pytest.approx(sum(level["bytes"] for level in doc["levels"]), rel=1e-9)
+    counter = [e for e in trace["traceEvents"] if e["name"] == "bytes in flight"]
+    assert counter and counter[-1]["args"] == {"network": 0.0, "dma": 0.0}
+    assert max(e["args"]["network"] for e in counter) > 0
+    assert [e["ts"] for e in counter] == sorted(e["ts"] for e in counter)

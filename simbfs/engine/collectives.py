@@ -48,6 +48,9 @@ class CollectiveResult:
     started_s: float  # when the last rank arrived
     cost_s: float
     exchange: ExchangeCost | None = None
+    # an alltoallv's payload bytes sent by each rank, when a recorder keeps
+    # them (a trace's bytes in flight)
+    sent_bytes: np.ndarray | None = None
 
 
 class _Rendezvous:
@@ -141,7 +144,7 @@ class Collectives:
         def finish(_):
             payload, packets, value = deliver()
             cost = self.network.exchange_cost(payload, packets, messaging)
-            return value, cost.time_s, cost
+            return value, cost.time_s, cost, (np.asarray(payload).sum(axis=1) if self.recorder.enabled else None)
 
         return self._join("alltoallv", rank, None, finish, after=after, work=work, level=level)
 
@@ -172,9 +175,10 @@ class Collectives:
             rendezvous.worked[rank] = (work, after, level)
         if rendezvous.arrivals == self.nodes:
             del self._open[call]
-            value, cost, exchange = finish(rendezvous.contributions)
+            value, cost, exchange, *sent = finish(rendezvous.contributions)
             started = rendezvous.last_arrival
-            result = CollectiveResult(value=value, started_s=started, cost_s=cost, exchange=exchange)
+            result = CollectiveResult(value=value, started_s=started, cost_s=cost, exchange=exchange,
+                                      sent_bytes=sent[0] if sent else None)
             done = self.env.timeout(started + cost - self.env.now)
 
             def complete(_event):
@@ -201,4 +205,6 @@ class Collectives:
             if arrived < started:
                 record(rank, "cpu", arrived, started, "wait", on=rendezvous.kind, **detail)
             if ended > started:
+                if result.sent_bytes is not None:
+                    detail = {**detail, "bytes": float(result.sent_bytes[rank])}
                 record(rank, resource, started, ended, rendezvous.kind, **detail)

@@ -285,12 +285,13 @@ class _Run(Cp1dRun):
         threads' work (``cpu``, named by direction), its port traffic
         (``nic``: the longer of sending and receiving) and the level's
         whole busy time (``busy`` on ``node``, up to the drain's end)."""
-        work, (busy, cpu, _, _, _, loads, _) = self._pending
+        work, (busy, cpu, _, _, traffic, loads, _) = self._pending
         start, level = self._level_start, self._level
         self.recorder.record(rank, "cpu", start, start + float(cpu[rank]), work.direction, level=level)
         port = max(float(loads.inject_s[rank]), float(loads.eject_s[rank]))
         if port > 0:
-            self.recorder.record(rank, "nic", start, start + port, "exchange", level=level)
+            self.recorder.record(rank, "nic", start, start + port, "exchange", level=level,
+                                 bytes=float(traffic.payload[rank].sum()))
         self.recorder.record(rank, "node", start, start + float(busy[rank]), "busy", level=level)
 
     def _finish_level(self, closing) -> None:
