@@ -69,33 +69,53 @@ class Network:
         return self.env.timeout(self.arrival_time(src, dst, payload_bytes) - self.env.now)
 
     def arrival_time(self, src: int, dst: int, payload_bytes: float) -> float:
+        """When a message of ``payload_bytes`` from ``src`` sent now has
+        arrived at ``dst``, its receive overhead included; its ports and
+        links are reserved."""
+        return float(self.arrival_times(src, [dst], [payload_bytes])[0])
+
+    def arrival_times(self, src: int, destinations, payload_bytes) -> np.ndarray:
+        """:meth:`arrival_time` of messages from ``src`` sent now, one after
+        another in the given order (each reserves its ports and links before
+        the next): the per-message prices are computed for all of them at
+        once, the reservations in order."""
         model = self.model
-        wire = float(model.wire_bytes(payload_bytes))
+        destinations = np.asarray(destinations, dtype=np.int64)
+        payload = np.asarray(payload_bytes, dtype=np.float64)
+        wire = model.wire_bytes(payload)
         # Software overheads are per packet, as in exchange_cost.
-        packets = max(1.0, float(model.packets(payload_bytes)))
+        packets = np.maximum(1.0, model.packets(payload))
         layer = self.packets_layer
-        ready = self.env.now + layer.send_s(packets)
-        src, dst = src // self.per_host, dst // self.per_host  # ports and routes belong to hosts
-        if src == dst:
-            return ready + layer.receive_s(packets)
-        port_time = port_seconds(wire, model)
-        link_time = link_seconds(wire, model)
-        head = max(ready, self._inject_free[src])
-        self._inject_free[src] = head + port_time
-        tail = head + port_time
-        route = self.topology.route(src, dst)
-        for link in route:
-            head = max(head + model.hop_latency_s, self._link_free[link])
-            self._link_free[link] = head + link_time
-            tail = max(tail + model.hop_latency_s, head + link_time)
-        # Hops without a contended link of their own (a crossbar's switch).
-        unrouted = route_latency(int(self.topology.hops(src, dst)) - len(route), model)
-        head += unrouted
-        tail += unrouted
-        head = max(head, self._eject_free[dst])
-        self._eject_free[dst] = head + port_time
-        tail = max(tail, head + port_time)
-        return tail + layer.receive_s(packets)
+        ready = (self.env.now + layer.send_s(packets)).tolist()
+        received = layer.receive_s(packets).tolist()
+        port_time = port_seconds(wire, model).tolist()
+        link_time = link_seconds(wire, model).tolist()
+        src = src // self.per_host  # ports and routes belong to hosts
+        hosts = (destinations // self.per_host).tolist()
+        hops = np.atleast_1d(self.topology.hops(src, np.asarray(hosts, dtype=np.int64))).tolist()
+        hop_s = model.hop_latency_s
+        arrivals = []
+        for i, dst in enumerate(hosts):
+            if src == dst:
+                arrivals.append(ready[i] + received[i])
+                continue
+            head = max(ready[i], self._inject_free[src])
+            self._inject_free[src] = head + port_time[i]
+            tail = head + port_time[i]
+            route = self.topology.route(src, dst)
+            for link in route:
+                head = max(head + hop_s, self._link_free[link])
+                self._link_free[link] = head + link_time[i]
+                tail = max(tail + hop_s, head + link_time[i])
+            # Hops without a contended link of their own (a crossbar's switch).
+            unrouted = route_latency(int(hops[i]) - len(route), model)
+            head += unrouted
+            tail += unrouted
+            head = max(head, self._eject_free[dst])
+            self._eject_free[dst] = head + port_time[i]
+            tail = max(tail, head + port_time[i])
+            arrivals.append(tail + received[i])
+        return np.array(arrivals, dtype=np.float64)
 
     # -------------------------------------------------------- bulk exchange
     def traffic_loads(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None) -> "TrafficLoads":

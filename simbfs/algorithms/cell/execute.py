@@ -69,6 +69,7 @@ from dataclasses import dataclass
 import numpy as np
 import simpy
 
+from ...bfs.keyed import smallest_per_key
 from ...bfs.adjacency import neighbour_slots
 from ...engine import NULL_RECORDER, Simulation
 from ...errors import UserError
@@ -276,8 +277,8 @@ def plan_level(graph: Graph, layout: Layout, queues: list[np.ndarray], visited: 
 
     fresh = ~visited[targets]
     candidates = targets[fresh]
-    first = np.unique(candidates, return_index=True)[1]
-    first.sort()  # discovery order
+    first = smallest_per_key(candidates, np.arange(len(candidates)))[1]  # each vertex's first discovery
+    first.sort()  # in discovery order
     new_positions = np.flatnonzero(fresh)[first]
     new = targets[new_positions]
     parent[new] = sources[new_positions]

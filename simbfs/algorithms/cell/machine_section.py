@@ -31,6 +31,11 @@ class StepCost:
 
     def cycles(self, edges=0, lists=0, portions=0, quadwords=0, transfers=0):
         """Cycles for the given element counts (scalars or numpy arrays)."""
+        if all(isinstance(count, (int, float)) for count in (edges, lists, portions, quadwords, transfers)):
+            # one SPE's step: the same sum in plain floats, without five array conversions
+            return (self.per_edge_cycles * edges + self.per_list_cycles * lists
+                    + self.per_portion_cycles * portions + self.per_quadword_cycles * quadwords
+                    + self.per_transfer_cycles * transfers)
         return (self.per_edge_cycles * np.asarray(edges, dtype=np.float64)
                 + self.per_list_cycles * np.asarray(lists, dtype=np.float64)
                 + self.per_portion_cycles * np.asarray(portions, dtype=np.float64)

@@ -83,6 +83,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...bfs.keyed import smallest_per_key
 from ...bfs.partition import block_owner, block_starts
 from ...bfs.direction import TOP_DOWN
 from ...engine import NULL_RECORDER, Simulation, run_node_programs
@@ -111,31 +112,6 @@ def grid_shape(nodes: int) -> tuple[int, int]:
     k = nodes.bit_length() - 1
     cols = 1 << (k // 2)
     return nodes // cols, cols
-
-
-# smallest_per_key uses a table over the key range when it is at most this
-# many slots per entry (plus a floor for small inputs); else it sorts
-DENSE_KEYS_PER_ENTRY = 8
-DENSE_KEYS_MIN = 1 << 16
-
-
-def smallest_per_key(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct keys, ascending, each with its smallest value."""
-    span = int(keys.max()) + 1 if len(keys) else 0
-    if len(keys) and span <= DENSE_KEYS_PER_ENTRY * len(keys) + DENSE_KEYS_MIN:
-        # a table over the key range: one unbuffered minimum per entry and a
-        # scan, instead of a sort (the keys are vertex ids, or ids times the
-        # grid's columns, so the table is a few times the entries at most)
-        empty = np.iinfo(np.int64).max
-        smallest = np.full(span, empty, dtype=np.int64)
-        np.minimum.at(smallest, keys, values)
-        distinct = np.flatnonzero(smallest != empty)
-        return distinct, smallest[distinct]
-    order = np.lexsort((values, keys))
-    keys, values = keys[order], values[order]
-    first = np.ones(len(keys), dtype=bool)
-    first[1:] = keys[1:] != keys[:-1]
-    return keys[first], values[first]
 
 
 def bitmap_working_set_bytes(num_vertices: int, rows: int, cols: int) -> float:

@@ -171,11 +171,15 @@ class DMAEngine:
         overtakes its payload). Returns the guard arrival time at every
         destination. No event: the caller waits as it needs (the sender
         for the last guard, each receiver for its own)."""
-        arrivals = np.zeros(len(destinations))
-        for i, (dst, nbytes) in enumerate(zip(destinations, sizes)):
-            if nbytes > 0:
-                network.arrival_time(self.owner, int(dst), float(nbytes))
-            arrivals[i] = network.arrival_time(self.owner, int(dst), guard_bytes)
+        destinations = np.asarray(destinations, dtype=np.int64)
+        sizes = np.asarray(sizes, dtype=np.float64)
+        # the messages in list order: each non-empty payload, then its guard
+        with_payload = sizes > 0
+        order = np.repeat(destinations, 1 + with_payload)
+        payloads = np.full(len(order), float(guard_bytes))
+        guards = np.cumsum(1 + with_payload) - 1  # each guard's place among the messages
+        payloads[guards[with_payload] - 1] = sizes[with_payload]
+        arrivals = network.arrival_times(self.owner, order, payloads)[guards]
         self.bytes_moved += float(np.sum(sizes))
         return arrivals
 
