@@ -15,4 +15,16 @@ def block_starts(num_vertices: int, nodes: int) -> np.ndarray:
 
 def block_owner(vertices, num_vertices: int, nodes: int):
     """The node that owns each vertex."""
-    return vertices * nodes // num_vertices
+    return scaled_floor(vertices, nodes, num_vertices)
+
+
+def scaled_floor(values, numerator: int, denominator: int):
+    """``values * numerator // denominator`` for non-negative integers: by a
+    shift when it is one (a Graph500 graph's 2^scale vertices over a power
+    of two of nodes or threads), which numpy does many times faster than a
+    64-bit division, with the same result."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and denominator % numerator == 0:
+        ratio = denominator // numerator
+        if ratio & (ratio - 1) == 0:
+            return values >> (ratio.bit_length() - 1)
+    return values * numerator // denominator

@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...bfs.partition import block_owner, block_starts
+from ...bfs.partition import block_owner, block_starts, scaled_floor
 from ...bfs.adjacency import concatenated_ranges, neighbour_slots
 from ...engine.costs import link_seconds, route_latency
 from ...errors import UserError
@@ -178,7 +178,7 @@ class Layout:
         return block_owner(vertices, self.n, self.N)
 
     def slice_of(self, vertices: np.ndarray) -> np.ndarray:
-        return vertices * self.T // self.n
+        return scaled_floor(vertices, self.T, self.n)
 
     def local_thread(self, vertices: np.ndarray, ranks: np.ndarray) -> np.ndarray:
         """The thread of node ``ranks`` whose share of the node's own vertex
