@@ -197,17 +197,19 @@ class Layout:
         ``members`` (a sorted vertex set) and each vertex's index in it, the
         sweep walks only those."""
         if members is None:
-            base = self.starts[ranks]
-            span = self.local_vertices[ranks]
-            index = vertices - base
+            base, span, index = self.starts[:-1], self.local_vertices, vertices
         else:
             bounds = np.searchsorted(members, self.starts)
-            base = bounds[ranks]
-            span = np.maximum(bounds[ranks + 1] - base, 1)
-            index = member_index - base
-        offset = thread * span // self.T
+            base, span, index = bounds[:-1], np.maximum(np.diff(bounds), 1), member_index
+        # Per (node, thread) cell: where the thread's sweep starts, and the
+        # node's span; then every vertex's offset from its thread's start.
+        T = self.T
+        cell_span = np.repeat(span, T)
+        cell_start = np.repeat(base, T) + np.tile(np.arange(T), len(span)) * cell_span // T
+        cell = ranks * T + thread
+        position = index - cell_start[cell]
+        span = cell_span[cell]
         # (index - offset) mod span, without a division: both lie in [0, span)
-        position = index - offset
         position += span * (position < 0)
         return position / span
 
