@@ -419,6 +419,12 @@ def _segments(seg_key: np.ndarray):
     return starts, np.append(starts[1:], len(seg_key))
 
 
+def _mod(values: np.ndarray, modulus: int) -> np.ndarray:
+    """``values % modulus`` for non-negative integers, as a mask when the
+    modulus is a power of two (thread counts usually are): no division."""
+    return values & (modulus - 1) if modulus & (modulus - 1) == 0 else values % modulus
+
+
 def _first_in_segment(mask: np.ndarray, entry_seg: np.ndarray, segments: int):
     """Per segment, whether any of its entries is in ``mask``, and the
     first such entry's index (0 where none): from the marked entries alone
@@ -515,8 +521,8 @@ class BottomUpLevel:
         cell = np.int32 if layout.N * T < 2**31 else np.int64
         self.seg_cell = (self.seg_node * T + self.seg_thread).astype(cell)
         self.sweep_cell = (node * T + thread).astype(cell)
-        self.owner_cell = (nbr_node * T + node % T).astype(cell)
-        self.prober_cell = (node * T + nbr_node % T).astype(cell)
+        self.owner_cell = (nbr_node * T + _mod(node, T)).astype(cell)
+        self.prober_cell = (node * T + _mod(nbr_node, T)).astype(cell)
         # Kept for the messages, also in 32 bits (Streams gets 64-bit copies
         # of its entries, so every count downstream is computed as before).
         self.node, self.nbr_node, self.thread = node.astype(cell), nbr_node.astype(cell), thread.astype(cell)
