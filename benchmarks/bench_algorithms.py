@@ -38,8 +38,9 @@ from _common import describe_computer
 from simbfs.algorithms import get_algorithm
 from simbfs.cli import main as simbfs_main
 from simbfs.engine import Simulation
-from simbfs.graph import GraphSpec, load_graph, search_keys
+from simbfs.graph import load_graph, search_keys
 from simbfs.machine import load_machine
+from simbfs.runner import RunConfig, _graph_spec
 
 # algorithm -> (machine, nodes, graph kind, extra scale offset for the
 # Cell's uniform graph, which the benchmark sizes like the Kronecker ones)
@@ -62,15 +63,19 @@ def timed(function) -> tuple[float, object]:
 
 def measure(name: str, scale: int, roots: int) -> dict:
     machine_name, nodes, kind = CASES[name]
-    spec = GraphSpec(kind, scale, arity=16.0) if kind == "uniform" else GraphSpec(kind, scale)
+    algorithm = get_algorithm(name)
+    machine = load_machine(machine_name)
+    # the graph the command below runs on (the runner's own choice of spec)
+    spec = _graph_spec(RunConfig(machine=machine_name, nodes=nodes, scale=scale, graph=kind, algorithm=name,
+                                 arity=16.0 if kind == "uniform" else None), machine, algorithm)
     graph = load_graph(spec)
-    keys = [int(k) for k in search_keys(graph, roots + 1)]
+    first = int(search_keys(graph, 1)[0])  # the one-root command's root
+    keys = [first] + [int(k) for k in search_keys(graph, roots + 1) if int(k) != first][:roots]
     matrix = csr_matrix((np.ones(len(graph.indices), dtype=np.int8), graph.indices, graph.indptr),
                         shape=(graph.num_vertices, graph.num_vertices))
     scipy_s = np.mean([timed(lambda: breadth_first_order(matrix, k, directed=True,
                                                          return_predecessors=True))[0] for k in keys[1:]])
-    sim = Simulation(load_machine(machine_name), nodes)
-    algorithm = get_algorithm(name)
+    sim = Simulation(machine, nodes)
     first_s, _ = timed(lambda: algorithm.run(sim, graph, keys[0]))  # builds the layout
     again_s, _ = timed(lambda: algorithm.run(sim, graph, keys[0]))  # the same root, layout built
     per_root_s = np.mean([timed(lambda: algorithm.run(sim, graph, k))[0] for k in keys[1:]])
