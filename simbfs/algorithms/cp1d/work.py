@@ -246,12 +246,8 @@ def _zeros(layout: Layout) -> np.ndarray:
 
 
 def _add(table: np.ndarray, ranks: np.ndarray, threads: np.ndarray, weights=None) -> None:
-    _add_cells(table, ranks * table.shape[1] + threads, weights)
-
-
-def _add_cells(table: np.ndarray, cells: np.ndarray, weights=None) -> None:
-    """``_add`` with the flat (rank * T + thread) cells already computed."""
-    table += np.bincount(cells, weights=weights, minlength=table.size).reshape(table.shape)
+    table += np.bincount(ranks * table.shape[1] + threads, weights=weights,
+                         minlength=table.size).reshape(table.shape)
 
 
 def _gather(graph: Graph, vertices: np.ndarray):
@@ -537,7 +533,16 @@ class BottomUpLevel:
         T = layout.T
         node, nbr_node, thread, remote, hit = self.node, self.nbr_node, self.thread, self.remote, self.hit
         seg_node, has_local, has_remote = self.seg_node, self.has_local, self.has_remote
-        ops = {name: counts.copy() for name, counts in self.base_ops.items()}
+        # The sweep's tables, shared; a table this evaluation adds to is
+        # replaced by the sum (the base is evaluated again with another timing).
+        ops = dict(self.base_ops)
+
+        def add(name, cells, weights=None):
+            ops[name] = ops[name] + np.bincount(cells, weights=weights, minlength=ops[name].size).reshape(
+                ops[name].shape)
+
+        def add_at(name, ranks, threads, weights=None):
+            add(name, ranks * T + threads, weights)
         sweep_time = claim_delay.sweep_time  # per node, seconds
         seg_t = self.seg_pos * sweep_time[seg_node]
         cand = np.full(len(self.seg_start), np.inf)
@@ -551,16 +556,16 @@ class BottomUpLevel:
         seg_len = np.where(probed, self.seg_length, 0)
         entry_in_probed = probed[self.entry_seg] & self.before_stop
         if options.representation != "edge-list":
-            _add_cells(ops["edge_entry"], self.seg_cell, seg_len)
+            add("edge_entry", self.seg_cell, seg_len)
         local_checks = entry_in_probed & ~remote
-        _add_cells(ops["bitmap_test"], self.sweep_cell[local_checks])
+        add("bitmap_test", self.sweep_cell[local_checks])
         probes = entry_in_probed & remote
-        _add_cells(ops["pack"], self.sweep_cell[probes])
-        _add_cells(ops["unpack"], self.owner_cell[probes])  # Owner(u) tests u in In
+        add("pack", self.sweep_cell[probes])
+        add("unpack", self.owner_cell[probes])  # Owner(u) tests u in In
         answered = probes & hit
         # Owner(u) answers on the forward channel; Owner(v) decodes the answer
-        _add_cells(ops["pack"], self.owner_cell[answered])
-        _add_cells(ops["unpack"], self.prober_cell[answered])
+        add("pack", self.owner_cell[answered])
+        add("unpack", self.prober_cell[answered])
         wide = np.int64
         streams = [
             Streams(node[probes].astype(wide), thread[probes].astype(wide), nbr_node[probes].astype(wide),
@@ -598,8 +603,8 @@ class BottomUpLevel:
             # first neighbour: the smallest local id sits at the start of the
             # node's range, and every segment would land on thread 0.)
             h_thread = layout.slice_of(h_v[s_start])
-            _add(ops["edge_entry"], h_node[s_start], h_thread, read)
-            _add(ops["bitmap_test"], h_node[s_start], h_thread, read)
+            add_at("edge_entry", h_node[s_start], h_thread, read)
+            add_at("bitmap_test", h_node[s_start], h_thread, read)
             examined += int(read.sum())
             if found.any():
                 hv, hp = _first_per_target(h_v[s_start][found], np.zeros(int(found.sum())), h_u[h_hit[k[found]]])
@@ -608,7 +613,7 @@ class BottomUpLevel:
                 order = np.argsort(new, kind="stable")
                 new, new_parents = new[order], new_parents[order]
         claimer = layout.owner(new)
-        _add(ops["claim"], claimer, layout.local_thread(new, claimer))
+        add_at("claim", claimer, layout.local_thread(new, claimer))
         return LevelWork("bottom-up", ops, streams, new, new_parents, edges_examined=examined,
                          probes_sent=int(probes.sum()), responses=int(answered.sum()))
 
