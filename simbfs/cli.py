@@ -259,7 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  simbfs reproduce cell_be --quick --out report\n"
                "  simbfs reproduce all --out report --jobs 2\n\n"
                "Full sizes take minutes per paper (docs/performance.md); --quick runs every script at\n"
-               "tiny sizes in about a minute per paper.",
+               "tiny sizes in about a minute per paper. The checks of simbfs itself (projection against\n"
+               "execution, sensitivity) are not figures: add --include-validation to run them too.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     reproduce.add_argument("paper", choices=("bluegene_q", "cell_be", "sunway_taihulight", "tsubame2", "all"),
@@ -268,6 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_argument("--out", type=Path, required=True, metavar="DIR", help="directory of the report")
     reproduce.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
                            help="scripts run at once (default: the cores)")
+    reproduce.add_argument("--include-validation", action="store_true",
+                           help="also run the checks of simbfs itself (projection against execution, "
+                                "sensitivity): tens of minutes more at full size")
     reproduce.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
     machines = sub.add_parser("machines", help="list the bundled machine models",
@@ -411,14 +415,15 @@ def _cmd_reproduce(args) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"cannot create --out {out}: {exc.strerror or exc}") from None
-    total = sum(len(reproduce.scripts(machine)) for machine in machines)
+    total = sum(len(reproduce.scripts(machine, args.include_validation)) for machine in machines)
     progress = _progress(total, 0, "scripts", args.quiet)
 
     def done(record):
         progress(f"{record['machine']}/{record['name']}" + (" FAILED" if record["error"] else ""))
 
     try:
-        records = reproduce.reproduce(machines, out, args.quick, jobs=args.jobs, on_done=done)
+        records = reproduce.reproduce(machines, out, args.quick, jobs=args.jobs, on_done=done,
+                                      include_validation=args.include_validation)
     finally:
         progress(None)
     claims = reproduce.report(out, machines, records, args.quick)

@@ -53,6 +53,7 @@ PREFIX = {"bluegene_q": "bgq.", "cell_be": "cell.", "sunway_taihulight": "sunway
 PAPER = {"bluegene_q": "000, Checconi & Petrini (IPDPS 2014)", "cell_be": "001, Villa et al. (2007)",
          "sunway_taihulight": "003, Lin et al. (IPDPS 2017)", "tsubame2": "004, Ueno & Suzumura (HiPC 2013)"}
 MAIN_GUARD = 'if __name__ == "__main__":'
+VALIDATION_MARK = "\nVALIDATION = True"
 SCRIPTS_DIR = "scripts"
 
 
@@ -65,8 +66,16 @@ def experiments_dir() -> Path:
     return path
 
 
-def scripts(machine: str) -> list[Path]:
-    return sorted(p for p in (experiments_dir() / machine).glob("*.py") if MAIN_GUARD in p.read_text())
+def scripts(machine: str, include_validation: bool = False) -> list[Path]:
+    """The figure scripts of ``machine``'s paper (the runnable ones); with
+    ``include_validation``, also the checks of simbfs itself (projection
+    against execution, sensitivity), which say ``VALIDATION = True``."""
+    found = []
+    for path in sorted((experiments_dir() / machine).glob("*.py")):
+        text = path.read_text()
+        if MAIN_GUARD in text and (include_validation or VALIDATION_MARK not in text):
+            found.append(path)
+    return found
 
 
 def script_key(path: Path, quick: bool) -> str:
@@ -134,12 +143,12 @@ def _store(out: Path, record: dict) -> None:
 
 
 def reproduce(machines: list[str], out: Path, quick: bool, jobs: int = 1,
-              on_done: Callable[[dict], None] = lambda record: None) -> list[dict]:
+              on_done: Callable[[dict], None] = lambda record: None, include_validation: bool = False) -> list[dict]:
     """Run (or reuse) every script of ``machines``; return their records."""
     (out / SCRIPTS_DIR).mkdir(parents=True, exist_ok=True)
     todo, records = [], {}
     for machine in machines:
-        for path in scripts(machine):
+        for path in scripts(machine, include_validation):
             key = script_key(path, quick)
             record = _stored(out, machine, path.stem, key)
             if record is None:

@@ -57,3 +57,14 @@ def test_a_trend_claim_gets_a_verdict_from_the_scripts_trend_records(tmp_path):
     row = next(r for r in reproduce.claim_rows("bluegene_q", [record]) if r["claim"] == "bgq.thread_scaling")
     assert row["verdict"] in ("reproduced", "NOT reproduced"), row
     assert row["script"] == "bluegene_q/fig11" and "beyond 16 threads" in row["note"]
+
+
+def test_checks_of_simbfs_itself_run_only_when_asked():
+    """The projection checks and the sensitivity study are not figures of a
+    paper: `simbfs reproduce` leaves them out unless --include-validation."""
+    figures = {p.name for p in reproduce.scripts("bluegene_q")}
+    everything = {p.name for p in reproduce.scripts("bluegene_q", include_validation=True)}
+    assert everything - figures == {"projection_check.py", "sensitivity.py"}
+    assert "fig10.py" in figures
+    assert {p.name for p in reproduce.scripts("tsubame2", True)} - {p.name for p in reproduce.scripts("tsubame2")} \
+        == {"projection_check.py"}

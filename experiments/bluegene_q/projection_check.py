@@ -11,6 +11,10 @@ CSV, hits and misses alike; docs/validation.md quotes the table.
 
 from __future__ import annotations
 
+# Not a figure of the paper: a check of simbfs itself, run by hand or with
+# `simbfs reproduce --include-validation` (simbfs/reproduce.py reads this line).
+VALIDATION = True
+
 import sys
 import time
 from pathlib import Path

@@ -14,6 +14,10 @@ algorithm, or its term is hidden behind a larger one).
 
 from __future__ import annotations
 
+# Not a figure of the paper: a check of simbfs itself, run by hand or with
+# `simbfs reproduce --include-validation` (simbfs/reproduce.py reads this line).
+VALIDATION = True
+
 import sys
 import time
 from pathlib import Path
