@@ -37,6 +37,32 @@ def concatenated_ranges(starts: np.ndarray, lengths: np.ndarray):
     return positions, offsets
 
 
+# Above this share of the entries between the first and the last vertex,
+# a set's lists are selected with a mask over that range: one pass over it
+# is then faster than building every entry's slot (np.repeat, a cumulative
+# sum, a gather)
+MASKED_GATHER_SHARE = 1 / 6
+
+
+def neighbour_lists(indptr: np.ndarray, indices: np.ndarray, vertices: np.ndarray, degree: np.ndarray):
+    """(targets, lengths): the concatenated neighbour lists of ``vertices``
+    (ascending and distinct), as int64, and each list's length.
+    ``degree`` is np.diff(indptr), which the caller keeps."""
+    lengths = degree[vertices]
+    if len(vertices) == 0:
+        return indices[:0].astype(np.int64), lengths
+    low, high = int(vertices[0]), int(vertices[-1]) + 1
+    if lengths.sum() > MASKED_GATHER_SHARE * (indptr[high] - indptr[low]):
+        chosen = np.zeros(high - low, dtype=bool)
+        chosen[vertices - low] = True
+        # the lists in vertex order: the vertices' order
+        targets = indices[indptr[low]:indptr[high]][np.repeat(chosen, degree[low:high])]
+    else:
+        slots, _, _ = neighbour_slots(indptr, vertices)
+        targets = indices[slots]
+    return targets.astype(np.int64, copy=False), lengths
+
+
 def batches_by_degree(indptr: np.ndarray, vertices: np.ndarray,
                       edge_budget: int = DEFAULT_EDGE_BUDGET) -> Iterator[np.ndarray]:
     """Consecutive slices of `vertices` whose total degree is about edge_budget or less."""

@@ -170,33 +170,52 @@ class Network:
         n = payload.shape[0]
         hosts = -(-n // k)
         host = np.arange(n) // k
-        if packets is None:
-            packets = self.model.packets(payload)
-        packets = np.asarray(packets, dtype=np.float64)
-        inside = host[:, None] == host[None, :]
-        outside_payload = np.where(inside, 0.0, payload)
-        outside_packets = np.where(inside, 0.0, packets)
-        wire = self.model.wire_bytes(outside_payload, outside_packets)
-        pad = hosts * k - n
+        # The prices of a pair of processes (packets, wire bytes, hops) are
+        # its own and zero without payload and packets, so they are worked
+        # out on the pairs between hosts that have some (a level's fold
+        # touches few of the N^2); pairs inside a host stay off the network.
+        flat = payload.reshape(-1)
+        given = None if packets is None else np.asarray(packets, dtype=np.float64).reshape(-1)
+        pairs = np.flatnonzero(flat if given is None else (flat != 0) | (given != 0))
+        pairs = pairs[host[pairs // n] != host[pairs % n]]
+        senders, receivers = pairs // n, pairs % n
+        sizes = flat[pairs]
+        counts = self.model.packets(sizes) if given is None else given[pairs]
+        wire = self.model.wire_bytes(sizes, counts)
+        if _whole_sums(sizes, counts, wire):
+            # whole numbers: every sum is exact, whatever its order
+            def total(index, values, length):  # (float also without values)
+                return np.bincount(index, weights=values, minlength=length).astype(np.float64, copy=False)
 
-        def fold(matrix):
-            matrix = np.pad(matrix, ((0, pad), (0, pad)))
-            return matrix.reshape(hosts, k, hosts, k).sum(axis=(1, 3))
+            host_wire = total(host[senders] * hosts + host[receivers], wire, hosts * hosts).reshape(hosts, hosts)
+            packets_out, packets_in = total(senders, counts, n), total(receivers, counts, n)
+            payload_total, wire_total = float(sizes.sum()), float(wire.sum())
+        else:  # numpy's sums of the N x N matrices, in numpy's order
+            def matrix(values):
+                dense = np.zeros(n * n)
+                dense[pairs] = values
+                return dense.reshape(n, n)
 
-        host_wire = fold(wire)
+            pad = hosts * k - n
+            wire_matrix, packets_matrix = matrix(wire), matrix(counts)
+            padded = np.pad(wire_matrix, ((0, pad), (0, pad))) if pad else wire_matrix
+            host_wire = padded.reshape(hosts, k, hosts, k).sum(axis=(1, 3))
+            packets_out, packets_in = packets_matrix.sum(axis=1), packets_matrix.sum(axis=0)
+            payload_total, wire_total = float(matrix(sizes).sum()), float(wire_matrix.sum())
         link = 0.0
         if self.topology.num_links:
             link = link_seconds(self.topology.link_loads(host_wire).max(), self.model)
-        talking = outside_payload > 0
-        hops = self.topology.hop_matrix[host[:, None], host[None, :]]
+        talking = sizes > 0
+        hops = self.topology.hop_matrix[host[senders[talking]], host[receivers[talking]]]
         return TrafficLoads(
             inject_s=port_seconds(host_wire.sum(axis=1), self.model)[host],
             eject_s=port_seconds(host_wire.sum(axis=0), self.model)[host],
             link_s=float(link),
-            latency_s=route_latency(int(hops[talking].max()) if talking.any() else 0, self.model),
-            packets_out=outside_packets.sum(axis=1), packets_in=outside_packets.sum(axis=0),
-            messages_out=talking.sum(axis=1).astype(np.float64), messages_in=talking.sum(axis=0).astype(np.float64),
-            payload_bytes=float(outside_payload.sum()), wire_bytes=float(wire.sum()),
+            latency_s=route_latency(int(hops.max()) if len(hops) else 0, self.model),
+            packets_out=packets_out, packets_in=packets_in,
+            messages_out=np.bincount(senders[talking], minlength=n).astype(np.float64),
+            messages_in=np.bincount(receivers[talking], minlength=n).astype(np.float64),
+            payload_bytes=payload_total, wire_bytes=wire_total,
         )
 
     def exchange_cost(self, payload_bytes: np.ndarray, packets: np.ndarray | None = None,
@@ -214,3 +233,10 @@ class Network:
             inject_s=float(loads.inject_s.max()), eject_s=float(loads.eject_s.max()), link_s=loads.link_s,
             latency_s=loads.latency_s, overhead_s=float(per_node.max()),
             packets=int(loads.packets_out.sum()), payload_bytes=loads.payload_bytes, wire_bytes=loads.wire_bytes)
+
+
+def _whole_sums(*values: np.ndarray) -> bool:
+    """Whether every sum of these values, in any order, is exact in
+    floating point: they are whole numbers and no partial sum can reach
+    2**53 (checked with room to spare)."""
+    return all(bool(np.all(v == np.floor(v))) and float(np.abs(v).sum()) < 2.0**52 for v in values)

@@ -188,6 +188,18 @@ class _Run(RootSearch):
 
 
 
+def _sum_by(index: np.ndarray, values: np.ndarray, length: int) -> np.ndarray:
+    """The sums of ``values`` by ``index`` (float, also without values)."""
+    return np.bincount(index, weights=values, minlength=length).astype(np.float64, copy=False)
+
+
+def _matrix(nodes: int, at: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The N x N matrix with ``values`` at the flat indices ``at``, zero elsewhere."""
+    matrix = np.zeros(nodes * nodes)
+    matrix[at] = values
+    return matrix.reshape(nodes, nodes)
+
+
 class PricedLevel:
     """A level's per-node busy time and what set it."""
 
@@ -234,18 +246,22 @@ def price_level(machine, network, layout: Layout, work: lin.LevelWork, options: 
     """Per node: the units' busy times, the network's loads of every phase
     together, the pipeline latency (module docstring)."""
     section = machine.section("lin1d")
-    phases = lin.traffic(layout, work).pairs
+    traffic = lin.traffic(layout, work)
+    phases = traffic.pairs
     N = layout.N
     if phases:
+        # per pair of nodes that talk; every sum over them adds counts
+        # (whole numbers), which is exact in any order
+        sender, receiver = traffic.talking // N, traffic.talking % N
         pairs = sum(phases)
-        messages = sum(pricing.messages(p, machine) for p in phases)
-        np.fill_diagonal(messages, 0.0)
-        payload = pairs * section.pair_bytes
+        messages = np.where(sender == receiver, 0.0, sum(pricing.messages(p, machine) for p in phases))
         packets = sum(machine.network.packets(p * section.pair_bytes) for p in phases)
-        loads = network.traffic_loads(payload, packets)
+        loads = network.traffic_loads(_matrix(N, traffic.talking, pairs * section.pair_bytes),
+                                      _matrix(N, traffic.talking, packets))
         # inputs under lin1d.small_input, message by message (phase by phase)
-        small = pricing.small_pairs(phases, machine) / np.maximum(pairs.sum(axis=0), 1e-300)
-        messages_out, messages_in = messages.sum(axis=1), messages.sum(axis=0)
+        small = (_sum_by(receiver, sum(pricing.small_input(p, machine) for p in phases), N)
+                 / np.maximum(_sum_by(receiver, pairs, N), 1e-300))
+        messages_out, messages_in = _sum_by(sender, messages, N), _sum_by(receiver, messages, N)
     else:
         pairs = np.zeros((N, N))
         messages = pairs

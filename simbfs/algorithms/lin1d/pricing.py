@@ -102,8 +102,7 @@ def cluster_seconds(machine: Machine, demand: ModuleDemand):
     cpe, lin = machine.section("cpe_cluster"), machine.section("lin1d")
     read = np.broadcast_arrays(demand.read_bytes, demand.read_chunk, demand.shuffled_bytes,
                                demand.written_bytes, demand.random_accesses)
-    reaction = np.vectorize(cpe.reaction_seconds, otypes=[float])(
-        read[0], np.maximum(read[1], 1.0), read[2], read[3])
+    reaction = cpe.reaction_seconds(read[0], np.maximum(read[1], 1.0), read[2], read[3])
     random = read[4] * lin.random_access_bytes / cpe.dma_bandwidth(lin.random_access_bytes)
     return reaction + random
 
@@ -193,19 +192,27 @@ def _scaled(demand: ModuleDemand, share) -> ModuleDemand:
 
 
 def messages(pairs: np.ndarray, machine: Machine) -> np.ndarray:
-    """MPI messages of a phase between every pair of nodes (N x N pairs in):
-    a peer's pairs go in messages of at most ``lin1d.message`` bytes."""
+    """MPI messages of a phase between pairs of nodes (their pairs in, any
+    array): a peer's pairs go in messages of at most ``lin1d.message``
+    bytes."""
     lin = machine.section("lin1d")
     return np.ceil(pairs * lin.pair_bytes / lin.message_bytes)
 
 
+def small_input(pairs: np.ndarray, machine: Machine) -> np.ndarray:
+    """Of a phase's pairs from one peer (any array of counts), those that
+    arrive in a message smaller than ``lin1d.small_input``: all of them
+    below the threshold (they go in one small message), none above (they
+    are cut into full messages)."""
+    lin = machine.section("lin1d")
+    return np.where(pairs * lin.pair_bytes < lin.small_input_bytes, pairs, 0.0)
+
+
 def small_pairs(phases: list, machine: Machine) -> np.ndarray:
     """Per receiving node, the pairs that arrive in messages smaller than
-    ``lin1d.small_input`` (a phase's pairs from one peer below the
-    threshold go in one small message; larger ones are cut into full
-    messages). ``phases``: N x N pair counts, one matrix per phase."""
-    lin = machine.section("lin1d")
-    return sum(np.where(p * lin.pair_bytes < lin.small_input_bytes, p, 0.0).sum(axis=0) for p in phases)
+    ``lin1d.small_input`` (:func:`small_input`). ``phases``: N x N pair
+    counts, one matrix per phase."""
+    return sum(small_input(p, machine).sum(axis=0) for p in phases)
 
 
 def pipeline_latency_s(machine: Machine, phases: int, route_latency_s: float) -> float:

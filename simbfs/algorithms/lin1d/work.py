@@ -54,7 +54,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...bfs.partition import block_owner, block_starts
-from ...bfs.adjacency import neighbour_slots
+from ...bfs.adjacency import concatenated_ranges, neighbour_lists, neighbour_slots
+from ...bfs.keyed import smallest_per_key
 from ...errors import UserError
 from ...graph import Graph
 
@@ -242,28 +243,6 @@ def _gather(graph: Graph, vertices: np.ndarray):
     return np.repeat(vertices, lengths), graph.indices[slots].astype(np.int64, copy=False)
 
 
-def _smallest_parent(targets: np.ndarray, parents: np.ndarray):
-    """Each distinct target with its smallest candidate parent, ascending."""
-    if len(targets) == 0:
-        return targets, parents
-    order = np.lexsort((parents, targets))
-    t, p = targets[order], parents[order]
-    first = np.ones(len(t), dtype=bool)
-    first[1:] = t[1:] != t[:-1]
-    return t[first], p[first]
-
-
-def _hits_before(owners: np.ndarray, hit: np.ndarray) -> np.ndarray:
-    """For each entry of consecutive per-vertex lists (``owners`` sorted in
-    runs), how many entries of the same list before it are hits."""
-    if len(hit) == 0:
-        return np.zeros(0, dtype=np.int64)
-    before = np.cumsum(hit) - hit
-    starts = np.flatnonzero(np.concatenate([[True], owners[1:] != owners[:-1]]))
-    lengths = np.diff(np.append(starts, len(owners)))
-    return before - np.repeat(before[starts], lengths)
-
-
 def new_counts(layout: Layout) -> dict:
     names = ("frontier_read", "vertices_read", "entries_read", "hub_bits", "hub_entries", "pairs_generated",
              "backward_in", "answers", "forward_in", "claims", "relayed_forward", "relayed_backward")
@@ -312,7 +291,7 @@ def top_down(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options:
         cand_p.append(h_src)
     targets, parents = np.concatenate(cand_t), np.concatenate(cand_p)
     fresh = ~visited[targets]
-    new, new_parents = _smallest_parent(targets[fresh], parents[fresh])
+    new, new_parents = smallest_per_key(targets[fresh], parents[fresh])
     counts["claims"] += _per_node(layout, new)
     return LevelWork("top-down", counts, phases, new, new_parents, edges_examined=int(len(targets)),
                      hub_frontier=int(hub[frontier].sum()))
@@ -322,6 +301,7 @@ def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options
     """Backward Generator, Backward Handler and Forward Handler
     (Algorithm 2), with hubs."""
     graph = layout.graph
+    N = layout.N
     counts = new_counts(layout)
     phases: list = []
     hub = layout.hubs("bottom-up")
@@ -330,58 +310,105 @@ def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options
     unvisited = np.flatnonzero(~visited & (layout.degree > 0))
     light = unvisited[~hub[unvisited]]
     heavy = unvisited[hub[unvisited]]
+    light_node = layout.owner(light)
     counts["vertices_read"] += _per_node(layout, light)
-    probers, nbrs = _gather(graph, light)
-    node = layout.owner(probers)
-    counts["entries_read"] += np.bincount(node, minlength=layout.N)
+    counts["entries_read"] += _per_node(layout, light, layout.degree[light])
     # The generator tests v's hub neighbours against the gathered hub bitmap
     # first, in order, up to the first hit: a hit claims v on the spot, and
     # nothing is sent for v. (It reads v's entries either way.)
-    is_hub = hub[nbrs]
-    hub_hit = is_hub & in_frontier[nbrs]
-    counts["hub_bits"] += np.bincount(node[is_hub & (_hits_before(probers, hub_hit) == 0)], minlength=layout.N)
-    claimed_here = np.zeros(layout.n, dtype=bool)
-    claimed_here[probers[hub_hit]] = True
-    send = ~is_hub & ~claimed_here[probers]
+    first_hit, tested = _first_hub_hits(graph, light, hub, in_frontier)
+    counts["hub_bits"] += np.bincount(light_node, weights=tested, minlength=N)
+    claimed_here = first_hit >= 0
+    # The other vertices send a pair for each of their other neighbours.
+    unclaimed = light[~claimed_here]
+    nbrs, lengths = neighbour_lists(graph.indptr, graph.indices, unclaimed, layout.degree)
+    send = ~hub[nbrs]
+    node = np.repeat(light_node[~claimed_here], lengths)  # the generator's node, entry by entry
     src_node, owner_u = node[send], layout.owner(nbrs[send])
-    counts["pairs_generated"] += np.bincount(src_node, minlength=layout.N)
-    counts["backward_in"] += np.bincount(owner_u, minlength=layout.N)
+    counts["pairs_generated"] += np.bincount(src_node, minlength=N)
+    counts["backward_in"] += np.bincount(owner_u, minlength=N)
     _route(layout, src_node, owner_u, "backward", options.relay, counts, phases)
     # Backward Handler: Owner(u) answers the pairs whose u is in the frontier.
-    answered = send.copy()
-    answered[send] = in_frontier[nbrs[send]]
+    answered = send & in_frontier[nbrs]
     a_src, a_dst = layout.owner(nbrs[answered]), node[answered]
-    counts["answers"] += np.bincount(a_src, minlength=layout.N)
-    counts["forward_in"] += np.bincount(a_dst, minlength=layout.N)
+    counts["answers"] += np.bincount(a_src, minlength=N)
+    counts["forward_in"] += np.bincount(a_dst, minlength=N)
     _route(layout, a_src, a_dst, "forward", options.relay, counts, phases)
-    cand_t = [probers[hub_hit], probers[answered]]
-    cand_p = [nbrs[hub_hit], nbrs[answered]]
-    examined = int(len(probers))
     # Unvisited hubs: the owner of each neighbour u tests u against its own
     # frontier; a hit is announced with the next hub gather.
-    if len(heavy):
-        h_v, h_u = _gather(graph, heavy)
-        h_node = layout.owner(h_u)
-        counts["hub_entries"] += np.bincount(h_node, minlength=layout.N)
-        hit = in_frontier[h_u]
-        cand_t.append(h_v[hit])
-        cand_p.append(h_u[hit])
-        examined += int(len(h_v))
-    new, new_parents = _smallest_parent(np.concatenate(cand_t), np.concatenate(cand_p))
+    h_u, h_lengths = neighbour_lists(graph.indptr, graph.indices, heavy, layout.degree)
+    counts["hub_entries"] += np.bincount(layout.owner(h_u), minlength=N)
+    # v's parent: a claimed v's first hit, which is also its smallest hub
+    # neighbour in the frontier (an undirected graph's lists are sorted,
+    # graph/csr.py); another v's smallest answered neighbour; a hub's
+    # smallest neighbour in the frontier
+    answer_parent = _smallest_marked(nbrs, answered, lengths, layout.n)
+    hub_parent = _smallest_marked(h_u, in_frontier[h_u], h_lengths, layout.n)
+    new, new_parents = smallest_per_key(
+        np.concatenate([light[claimed_here], unclaimed[answer_parent >= 0], heavy[hub_parent >= 0]]),
+        np.concatenate([first_hit[claimed_here], answer_parent[answer_parent >= 0], hub_parent[hub_parent >= 0]]))
+    examined = int(layout.degree[light].sum()) + len(h_u)
     counts["claims"] += _per_node(layout, new)
     return LevelWork("bottom-up", counts, phases, new, new_parents, edges_examined=examined,
                      hub_frontier=int(hub[frontier].sum()))
 
 
+def _smallest_marked(values: np.ndarray, marked: np.ndarray, lengths: np.ndarray, bound: int) -> np.ndarray:
+    """For consecutive lists (``lengths``, none empty) of ``values`` below
+    ``bound``: each list's smallest marked value, or -1 without one (an
+    unmarked value counts as itself + bound, above every marked one)."""
+    if len(lengths) == 0:
+        return np.zeros(0, dtype=np.int64)
+    smallest = np.minimum.reduceat(values + ~marked * bound, np.cumsum(lengths) - lengths)
+    return np.where(smallest < bound, smallest, -1)
+
+
+def _first_hub_hits(graph: Graph, vertices: np.ndarray, hub: np.ndarray, in_frontier: np.ndarray):
+    """For each vertex (none without neighbours): its first neighbour, in
+    list order, that is a hub in the frontier (-1: none), and the hub
+    neighbours tested up to it (all of them without one).
+
+    Probes in rounds: the next ``width`` entries of every list still
+    searching, ``width`` doubling each round (as bsp1d's
+    first_frontier_neighbour), so a list with an early hit is read only
+    that far and the numpy work stays within twice the entries tested."""
+    searching = np.arange(len(vertices))  # the lists without a hit yet, with the rest of each
+    start, end = graph.indptr[vertices], graph.indptr[vertices + 1]
+    found = np.full(len(vertices), -1, dtype=np.int64)
+    tested = np.zeros(len(vertices), dtype=np.int64)
+    width = 1
+    while len(searching):
+        take = np.minimum(end - start, width)
+        positions, offsets = concatenated_ranges(start, take)
+        neighbours = graph.indices[positions].astype(np.int64, copy=False)
+        is_hub = hub[neighbours]
+        miss = ~(is_hub & in_frontier[neighbours])
+        segment_end = offsets + take
+        # each segment's first hit (a miss counts as its position + the
+        # entries: past every segment's end)
+        first = np.minimum.reduceat(np.arange(len(positions)) + miss * len(positions), offsets)
+        has_hit = first < segment_end
+        hubs_before = np.concatenate(([0], np.cumsum(is_hub)))
+        tested[searching] += hubs_before[np.where(has_hit, first + 1, segment_end)] - hubs_before[offsets]
+        found[searching[has_hit]] = neighbours[first[has_hit]]
+        start = start + take
+        still = ~has_hit & (start < end)
+        searching, start, end = searching[still], start[still], end[still]
+        width *= 2
+    return found, tested
+
+
 # ---------------------------------------------------------------- traffic
 @dataclass
 class Traffic:
-    """A level's pairs between every pair of nodes, per phase."""
+    """A level's pairs between the pairs of nodes that talk, per phase."""
 
-    pairs: list  # list of N x N arrays of pairs, one per phase
+    talking: np.ndarray  # src * N + dst of every pair of nodes with pairs in some phase, ascending
+    pairs: list  # per phase, the pairs it moves between each of those pairs of nodes
 
 
 def traffic(layout: Layout, work: LevelWork) -> Traffic:
     N = layout.N
-    return Traffic([np.bincount(p.src * N + p.dst, minlength=N * N).reshape(N, N).astype(np.float64)
-                    for p in work.phases])
+    per_phase = [np.bincount(p.src * N + p.dst, minlength=N * N) for p in work.phases]
+    talking = np.flatnonzero(sum(per_phase)) if per_phase else np.zeros(0, dtype=np.int64)
+    return Traffic(talking, [pairs[talking].astype(np.float64) for pairs in per_phase])

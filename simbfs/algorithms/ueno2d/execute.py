@@ -106,17 +106,45 @@ class Ueno2D(Algorithm):
         return _Run(self, sim, graph, root, recorder).execute()
 
 
-def counts_of(layout: Layout, work: ueno.LevelWork, edge_bytes: float, messages: np.ndarray) -> Counts:
+class Fold:
+    """The fold's edges between different processes, pair by pair (the
+    pairs that have some): sums over them add whole numbers, exact in any
+    order, and the P x P matrices are rebuilt only for the network."""
+
+    def __init__(self, work: ueno.LevelWork, portions: np.ndarray):
+        self.P = P = work.fold_pairs.shape[0]
+        remote = work.fold_pairs.copy()
+        np.fill_diagonal(remote, 0.0)
+        self.pairs = np.flatnonzero(remote)  # sender * P + receiver
+        self.sender, self.receiver = self.pairs // P, self.pairs % P
+        self.edges = remote.reshape(-1)[self.pairs]
+        # one message per portion to each peer it has edges for
+        self.messages = np.minimum(self.edges, portions[self.sender])
+
+    def matrix(self, values: np.ndarray) -> np.ndarray:
+        """The P x P matrix of one value per pair (zero between the others)."""
+        matrix = np.zeros(self.P * self.P)
+        matrix[self.pairs] = values
+        return matrix.reshape(self.P, self.P)
+
+
+def counts_of(layout: Layout, work: ueno.LevelWork, edge_bytes: float, fold: Fold) -> Counts:
     """Every process's counts of one executed level."""
-    pairs = work.fold_pairs
-    remote = pairs - np.diag(np.diag(pairs))
+    P = layout.P
     ex = work.expand
     return Counts(expand_mode=ex.mode, own_vertices=ex.own_vertices, own_bytes=ex.own_bytes,
                   column_bytes=ex.column_bytes, row_bytes=ex.row_bytes, column_vertices=ex.column_vertices,
                   row_vertices=ex.row_vertices, cq_words=work.cq_words, nonempty_words=work.nonempty_words,
-                  entries=work.entries, passed=work.passed, sent_bytes=remote.sum(axis=1) * edge_bytes,
-                  received=work.received, received_bytes=remote.sum(axis=0) * edge_bytes, claimed=work.claimed,
-                  messages_out=messages.sum(axis=1), messages_in=messages.sum(axis=0))
+                  entries=work.entries, passed=work.passed,
+                  sent_bytes=_sum_by(fold.sender, fold.edges, P) * edge_bytes, received=work.received,
+                  received_bytes=_sum_by(fold.receiver, fold.edges, P) * edge_bytes, claimed=work.claimed,
+                  messages_out=_sum_by(fold.sender, fold.messages, P),
+                  messages_in=_sum_by(fold.receiver, fold.messages, P))
+
+
+def _sum_by(index: np.ndarray, values: np.ndarray, length: int) -> np.ndarray:
+    """The sums of ``values`` by ``index`` (float, also without values)."""
+    return np.bincount(index, weights=values, minlength=length).astype(np.float64, copy=False)
 
 
 class PricedLevel:
@@ -137,13 +165,10 @@ def price_level(machine, network, layout: Layout, work: ueno.LevelWork, options:
     """Per process: the level's expand and fold times (pricing.py), the fold
     priced on the host ports from the real P x P edge counts."""
     section = machine.section("ueno2d")
-    pairs = work.fold_pairs.copy()
-    np.fill_diagonal(pairs, 0.0)
     portions = np.maximum(1.0, np.ceil(work.entries * section.edge_bytes / section.gather_buffer_bytes))
-    messages = np.minimum(pairs, portions[:, None])  # one message per portion to each peer it has edges for
-    payload = pairs * section.edge_bytes
-    loads = network.traffic_loads(payload)
-    counts = counts_of(layout, work, section.edge_bytes, messages)
+    fold = Fold(work, portions)
+    loads = network.traffic_loads(fold.matrix(fold.edges * section.edge_bytes))
+    counts = counts_of(layout, work, section.edge_bytes, fold)
     ports = np.maximum.reduce([loads.inject_s, loads.eject_s, np.full(layout.P, loads.link_s)])
     shape = Shape(n=layout.n, R=layout.R, C=layout.C)
     column_total = layout.per_column(work.expand.own_bytes)

@@ -229,10 +229,8 @@ def level_times(machine: Machine, device: str, sv: str, shape: Shape, c: Counts,
     kernels = kernel_times(machine, device, sv, shape, c)
     coll = machine.collectives
     times = LevelTimes(kernels=kernels)
-    times.column_allgather = np.vectorize(lambda b: allgather_time(coll, shape.R, b), otypes=[float])(
-        np.asarray(column_total_bytes, dtype=np.float64))
-    times.row_allgather = np.vectorize(lambda b: allgather_time(coll, shape.C, b), otypes=[float])(
-        np.asarray(row_total_bytes, dtype=np.float64))
+    times.column_allgather = _each_distinct(lambda b: allgather_time(coll, shape.R, b), column_total_bytes)
+    times.row_allgather = _each_distinct(lambda b: allgather_time(coll, shape.C, b), row_total_bytes)
     portions = np.maximum(1.0, np.ceil(np.asarray(c.entries, dtype=np.float64) * section.edge_bytes
                                        / section.gather_buffer_bytes))
     times.portions = portions
@@ -253,6 +251,14 @@ def level_times(machine: Machine, device: str, sv: str, shape: Shape, c: Counts,
     has_fold = np.asarray(c.sent_bytes, dtype=np.float64) > 0
     times.fill = np.maximum(stages - times.busiest(), 0.0) / portions + np.where(has_fold, latency_s, 0.0)
     return times
+
+
+def _each_distinct(function, values) -> np.ndarray:
+    """``function`` of every value (an array of their shape), called once per
+    distinct value: the processes of a column (row) share its allgather."""
+    values = np.asarray(values, dtype=np.float64)
+    distinct, at = np.unique(values, return_inverse=True)
+    return np.array([function(value) for value in distinct], dtype=np.float64)[at].reshape(values.shape)
 
 
 def expand_seconds(times: LevelTimes, column_max, row_max):

@@ -56,6 +56,10 @@ negative or too-large inputs raise ValueError)
     delta_list(ids)                  [d0, d0-d1, d1-d2, ...], ids sorted
                                      descending d0 > d1 > ... (uint64)
     undelta_list(deltas)             the ids, descending (uint64)
+    simd_vlq_encode_lists, simd_vlq_decode_lists, delta_lists,
+    undelta_lists                    the same for several lists at once
+                                     (one list after the other, each coded
+                                     on its own), with the lists' counts
     compressed_list_bytes(ids, width)  bytes of the SIMD VLQ stream of
                                      delta_list(ids) (int)
     expected_bytes_per_value(density)  closed-form expected VLQ bytes of
@@ -88,10 +92,14 @@ import numpy as np
 __all__ = [
     "compressed_list_bytes",
     "delta_list",
+    "delta_lists",
     "expected_bytes_per_value",
     "simd_vlq_decode",
+    "simd_vlq_decode_lists",
     "simd_vlq_encode",
+    "simd_vlq_encode_lists",
     "undelta_list",
+    "undelta_lists",
     "vlq_decode",
     "vlq_encode",
     "vlq_lengths",
@@ -176,6 +184,19 @@ def _check_count(count, who: str) -> int:
     if not isinstance(count, numbers.Integral) or isinstance(count, bool) or count < 0:
         raise ValueError(f"{who}: count must be a non-negative integer, got {count!r}")
     return int(count)
+
+
+def _check_counts(counts, who: str) -> np.ndarray:
+    """The lists' value counts as a 1-D int64 array, or ValueError."""
+    arr = np.asarray(counts)
+    if arr.ndim != 1 or (arr.size and (arr.dtype.kind not in "iu" or (arr < 0).any())):
+        raise ValueError(f"{who}: counts must be a one-dimensional sequence of non-negative integers")
+    return arr.astype(np.int64)
+
+
+def _check_total(values: np.ndarray, counts: np.ndarray, who: str) -> None:
+    if int(counts.sum()) != values.size:
+        raise ValueError(f"{who}: the counts add up to {int(counts.sum())}, but there are {values.size} values")
 
 
 def _check_width(width, who: str) -> int:
@@ -293,6 +314,22 @@ def vlq_decode(stream, count) -> np.ndarray:
 # SIMD VLQ
 
 
+def _groups(counts: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """How lists of ``counts`` values fall into SIMD groups: each list is cut
+    into groups of ``width`` consecutive values (its last group may be
+    shorter). Returns the values (lanes) of every group, in stream order,
+    and each value's slot in a (groups x width) array of lanes."""
+    lists = np.arange(len(counts))
+    per_list = -(-counts // width)
+    first_group = np.cumsum(per_list) - per_list
+    list_of_group = np.repeat(lists, per_list)
+    group_in_list = np.arange(int(per_list.sum())) - first_group[list_of_group]
+    lanes = np.minimum(width, counts[list_of_group] - group_in_list * width)
+    list_of_value = np.repeat(lists, counts)
+    value_in_list = np.arange(int(counts.sum())) - (np.cumsum(counts) - counts)[list_of_value]
+    return lanes, first_group[list_of_value] * width + value_in_list
+
+
 def simd_vlq_encode(values, width: int = 32) -> np.ndarray:
     """The paper's SIMD VLQ stream of ``values`` (1-D, unsigned 64-bit), as uint8.
 
@@ -306,18 +343,41 @@ def simd_vlq_encode(values, width: int = 32) -> np.ndarray:
     """
     width = _check_width(width, "simd_vlq_encode")
     arr = _as_1d_uint64(values, "simd_vlq_encode")
+    return _simd_vlq_encode_lists(arr, np.array([arr.size]), width)[0]
+
+
+def simd_vlq_encode_lists(values, counts, width: int = 32) -> tuple[np.ndarray, np.ndarray]:
+    """The SIMD VLQ streams of several lists at once: ``values`` holds the
+    lists one after the other, ``counts[r]`` values for list r. Each list is
+    coded on its own, as :func:`simd_vlq_encode` codes it (its groups start
+    at its first value), and the streams follow one another. Returns the
+    stream (uint8) and each list's bytes (int64)."""
+    who = "simd_vlq_encode_lists"
+    width = _check_width(width, who)
+    arr = _as_1d_uint64(values, who)
+    counts = _check_counts(counts, who)
+    _check_total(arr, counts, who)
+    return _simd_vlq_encode_lists(arr, counts, width)
+
+
+def _simd_vlq_encode_lists(arr: np.ndarray, counts: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    value_lengths = vlq_lengths(arr)
+    ends = np.cumsum(counts)
+    cumulative = np.concatenate(([0], np.cumsum(value_lengths)))
+    list_bytes = cumulative[ends] - cumulative[ends - counts]  # the SIMD order adds no byte
     if arr.size == 0:
-        return np.zeros(0, dtype=np.uint8)
-    groups = -(-arr.size // width)
+        return np.zeros(0, dtype=np.uint8), list_bytes
+    lanes, slot = _groups(counts, width)
+    groups = len(lanes)
     padded = np.zeros(groups * width, dtype=np.uint64)
-    padded[: arr.size] = arr
+    padded[slot] = arr
     lengths = np.zeros(groups * width, dtype=np.int64)  # padding lanes: no bytes
-    lengths[: arr.size] = vlq_lengths(arr)
+    lengths[slot] = value_lengths
     max_len = int(lengths.max())
     mat = _byte_matrix(padded, lengths, max_len).reshape(groups, width, max_len)
     present = (np.arange(max_len) < lengths[:, None]).reshape(groups, width, max_len)
     # Index order (group, byte position, lane) is exactly the stream order.
-    return mat.transpose(0, 2, 1)[present.transpose(0, 2, 1)]
+    return mat.transpose(0, 2, 1)[present.transpose(0, 2, 1)], list_bytes
 
 
 def simd_vlq_decode(stream, count, width: int = 32) -> np.ndarray:
@@ -341,15 +401,31 @@ def simd_vlq_decode(stream, count, width: int = 32) -> np.ndarray:
     width = _check_width(width, who)
     data = _as_stream(stream, who)
     count = _check_count(count, who)
+    return _simd_vlq_decode_lists(data, np.array([count]), width, who)
+
+
+def simd_vlq_decode_lists(stream, counts, width: int = 32) -> np.ndarray:
+    """Inverse of :func:`simd_vlq_encode_lists`: the values of the lists
+    whose streams follow one another in ``stream``, ``counts[r]`` values for
+    list r, one list after the other, as uint64 (ValueError as
+    :func:`simd_vlq_decode`)."""
+    who = "simd_vlq_decode_lists"
+    width = _check_width(width, who)
+    data = _as_stream(stream, who)
+    return _simd_vlq_decode_lists(data, _check_counts(counts, who), width, who)
+
+
+def _simd_vlq_decode_lists(data: np.ndarray, counts: np.ndarray, width: int, who: str) -> np.ndarray:
+    count = int(counts.sum())
     ends = _terminators(data, count, who)
     if count == 0:
         return np.zeros(0, dtype=np.uint64)
-    groups = -(-count // width)
-    first = np.arange(groups) * width
-    group_end = ends[np.minimum(first + width, count) - 1] + 1
+    lanes, _ = _groups(counts, width)
+    group_end = ends[np.cumsum(lanes) - 1] + 1  # a group ends with its last value's terminator
     offset = np.concatenate(([0], group_end[:-1])).astype(np.int64)
-    active = np.arange(width) < np.minimum(width, count - first)[:, None]  # (groups, width)
-    values = np.zeros((groups, width), dtype=np.uint64)
+    lane_used = np.arange(width) < lanes[:, None]  # (groups, width)
+    active = lane_used.copy()
+    values = np.zeros((len(lanes), width), dtype=np.uint64)
     for k in range(MAX_VLQ_BYTES):
         if not active.any():
             break
@@ -366,7 +442,7 @@ def simd_vlq_decode(stream, count, width: int = 32) -> np.ndarray:
         raise ValueError(f"{who}: a value in the stream is longer than {MAX_VLQ_BYTES} bytes (64 bits)")
     if (offset != group_end).any():
         raise ValueError(f"{who}: stream is not a SIMD VLQ stream of width {width} (a group has stray bytes)")
-    return values.reshape(-1)[:count]
+    return values[lane_used]
 
 
 # --------------------------------------------------------------------------
@@ -383,15 +459,37 @@ def delta_list(ids) -> np.ndarray:
     Example: {5, 9, 100} -> [100, 91, 4].
     """
     arr = _as_1d_uint64(ids, "delta_list")
+    return _delta_lists(arr, np.array([arr.size]), "delta_list")
+
+
+def delta_lists(ids, counts) -> np.ndarray:
+    """:func:`delta_list` of several sets at once: ``ids`` holds the sets one
+    after the other, ``counts[r]`` ids for set r (each in any order);
+    returns their difference lists, one after the other."""
+    who = "delta_lists"
+    arr = _as_1d_uint64(ids, who)
+    counts = _check_counts(counts, who)
+    _check_total(arr, counts, who)
+    return _delta_lists(arr, counts, who)
+
+
+def _delta_lists(arr: np.ndarray, counts: np.ndarray, who: str) -> np.ndarray:
     if arr.size == 0:
         return arr.copy()
-    desc = np.sort(arr)[::-1]
+    if len(counts) == 1:
+        desc = np.sort(arr)[::-1]
+    else:  # each set's ids in decreasing order (~ reverses unsigned order), the sets in turn
+        desc = arr[np.lexsort((~arr, np.repeat(np.arange(len(counts)), counts)))]
+    first = (np.cumsum(counts) - counts)[counts > 0]  # where each list starts
     out = np.empty_like(desc)
-    out[0] = desc[0]
     out[1:] = desc[:-1] - desc[1:]
-    if (out[1:] == 0).any():
-        dup = int(desc[1:][out[1:] == 0][0])
-        raise ValueError(f"delta_list: ids must be distinct, {dup} appears more than once")
+    out[first] = desc[first]
+    step = np.ones(arr.size, dtype=bool)
+    step[first] = False
+    repeated = step & (out == 0)
+    if repeated.any():
+        dup = int(desc[np.flatnonzero(repeated)[0]])
+        raise ValueError(f"{who}: ids must be distinct, {dup} appears more than once")
     return out
 
 
@@ -404,16 +502,36 @@ def undelta_list(deltas) -> np.ndarray:
     negative).
     """
     arr = _as_1d_uint64(deltas, "undelta_list")
+    return _undelta_lists(arr, np.array([arr.size]), "undelta_list")
+
+
+def undelta_lists(deltas, counts) -> np.ndarray:
+    """Inverse of :func:`delta_lists`: each list's ids in decreasing order,
+    the lists one after the other, as uint64 (ValueError as
+    :func:`undelta_list`)."""
+    who = "undelta_lists"
+    arr = _as_1d_uint64(deltas, who)
+    counts = _check_counts(counts, who)
+    _check_total(arr, counts, who)
+    return _undelta_lists(arr, counts, who)
+
+
+def _undelta_lists(arr: np.ndarray, counts: np.ndarray, who: str) -> np.ndarray:
     if arr.size == 0:
         return arr.copy()
-    steps = arr[1:]
-    if (steps == 0).any():
-        raise ValueError("undelta_list: entries after the first must be positive (ids are distinct)")
-    below = np.cumsum(steps, dtype=np.uint64)
+    starts = np.cumsum(counts) - counts
+    list_start = np.repeat(starts, counts)  # per entry, where its list starts
+    step = np.arange(arr.size) != list_start
+    if (arr[step] == 0).any():
+        raise ValueError(f"{who}: entries after the first must be positive (ids are distinct)")
+    running = np.cumsum(np.where(step, arr, np.uint64(0)), dtype=np.uint64)
+    below = running - running[list_start]  # the steps of its list so far (modulo 2**64)
+    top = arr[list_start]
     # Every step is >= 1, so the running sum rises strictly unless it wrapped past 2**64.
-    if below.size and ((below[1:] <= below[:-1]).any() or below[-1] > arr[0]):
-        raise ValueError("undelta_list: the steps add up to more than the first entry (an id would be negative)")
-    return np.concatenate((arr[:1], arr[0] - below))
+    wrapped = step[1:] & (below[1:] <= below[:-1])
+    if wrapped.any() or (below > top).any():
+        raise ValueError(f"{who}: the steps add up to more than the first entry (an id would be negative)")
+    return top - below
 
 
 def compressed_list_bytes(ids, width: int = 32) -> int:

@@ -53,11 +53,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...bfs.adjacency import neighbour_lists
 from ...bfs.partition import block_owner, block_starts
 from ...errors import UserError
 from ...graph import Graph
-from ..bsp1d.execute import gather_adjacency
-from ..cp2d.execute import smallest_per_key
 from . import vlq
 
 EXPAND_BITMAP = "bitmap"
@@ -117,6 +116,10 @@ class Layout:
         # first vertex of each processor-column's contiguous range
         self.col_starts = self.starts[np.arange(self.C) * self.R]
         self.col_vertices = np.diff(np.append(self.col_starts, self.n))
+        self.degree = graph.degree
+        # the processor-row of each vertex's owner, looked up per adjacency
+        # entry (cheaper than the owner's division on every entry)
+        self.row_of_vertex = (self.owner(np.arange(self.n)) % self.R).astype(np.min_scalar_type(self.R - 1))
 
     def owner(self, vertices: np.ndarray) -> np.ndarray:
         return block_owner(vertices, self.n, self.P)
@@ -163,24 +166,20 @@ def expand(layout: Layout, frontier: np.ndarray, alpha: float, width: int, mode:
         decoded = frontier
     else:
         chosen = EXPAND_LIST
-        own_bytes = np.zeros(P)
-        parts = []
-        order = np.argsort(owner, kind="stable")
-        bounds = np.searchsorted(owner[order], np.arange(P + 1))
-        for rank in np.flatnonzero(own):
-            ids = frontier[order[bounds[rank]:bounds[rank + 1]]] - layout.starts[rank]
-            stream = vlq.simd_vlq_encode(vlq.delta_list(ids), width)
-            own_bytes[rank] = len(stream)
-            back = vlq.undelta_list(vlq.simd_vlq_decode(stream, len(ids), width)).astype(np.int64)
-            parts.append(back + layout.starts[rank])
-        decoded = np.sort(np.concatenate(parts)) if parts else frontier[:0]
-        if not np.array_equal(decoded, np.sort(frontier)):  # pragma: no cover - codec self-check
+        # every process's NQ as local ids, coded as its own list; the
+        # processes' lists in one batch, in rank order
+        nq = np.sort(frontier)
+        counts = np.bincount(owner, minlength=P)
+        block_start = np.repeat(layout.starts[:-1], counts)
+        stream, own_bytes = vlq.simd_vlq_encode_lists(vlq.delta_lists(nq - block_start, counts), counts, width)
+        own_bytes = own_bytes.astype(np.float64)
+        back = vlq.undelta_lists(vlq.simd_vlq_decode_lists(stream, counts, width), counts).astype(np.int64)
+        decoded = np.sort(back + block_start)
+        if not np.array_equal(decoded, nq):  # pragma: no cover - codec self-check
             raise AssertionError("SIMD-VLQ round trip changed the frontier")
-    sent = np.where(own > 0, own_bytes, 0.0) if chosen == EXPAND_LIST else own_bytes
-    return Expand(mode=chosen, own_bytes=sent,
-                  column_bytes=layout.per_column(sent) - sent, row_bytes=layout.per_row(sent) - sent,
-                  own_vertices=own, column_vertices=layout.per_column(own), row_vertices=layout.per_row(own),
-                  frontier=decoded)
+    return Expand(mode=chosen, own_bytes=own_bytes, column_bytes=layout.per_column(own_bytes) - own_bytes,
+                  row_bytes=layout.per_row(own_bytes) - own_bytes, own_vertices=own,
+                  column_vertices=layout.per_column(own), row_vertices=layout.per_row(own), frontier=decoded)
 
 
 @dataclass
@@ -205,32 +204,64 @@ class LevelWork:
 
 def level(layout: Layout, frontier: np.ndarray, visited: np.ndarray, alpha: float, width: int,
           mode: str = "auto") -> LevelWork:
-    """Steps 2-7 of one level (module docstring) on the real graph."""
-    P, R = layout.P, layout.R
+    """Steps 2-7 of one level (module docstring) on the real graph.
+
+    Processor-column by processor-column: column j's processes hold the
+    entries of its sources, a contiguous range of vertices, so a column's
+    entries are gathered and counted on their own, in pieces that stay in
+    the caches, and nothing is sorted."""
+    P, R, C, n = layout.P, layout.R, layout.C, layout.n
     ex = expand(layout, frontier, alpha, width, mode)
     cq = np.sort(ex.frontier)
     # 3. CQ list: non-empty 32-bit words of each column's CQ bitmap
     col = layout.owner(cq) // R
     word = (cq - layout.col_starts[col]) // WORD_BITS
-    nonempty = np.bincount(np.unique(col * (layout.n // WORD_BITS + 1) + word) // (layout.n // WORD_BITS + 1),
-                           minlength=layout.C).astype(np.float64) if len(cq) else np.zeros(layout.C)
+    nonempty = np.bincount(np.unique(col * (n // WORD_BITS + 1) + word) // (n // WORD_BITS + 1),
+                           minlength=C).astype(np.float64) if len(cq) else np.zeros(C)
     cq_words = np.ceil(layout.col_vertices / WORD_BITS)[layout.col_of]
-    # 4. gather at the holders
-    sources, targets = gather_adjacency(layout.graph, cq)
-    holder = layout.holder(sources, targets)
-    entries = np.bincount(holder, minlength=P).astype(np.float64)
-    # 5. filter: one edge per (holder, unvisited target), the smallest source
-    fresh = ~visited[targets]
-    # the entries come in ascending order of source (the CQ is sorted), so a
-    # key's first entry (a stable sort keeps it first) has its smallest source
-    key, first = np.unique(holder[fresh] * layout.n + targets[fresh], return_index=True)
-    parent = sources[fresh][first]
-    pair_holder, pair_target = key // layout.n, key % layout.n
-    pair_owner = layout.owner(pair_target)
-    fold_pairs = np.bincount(pair_holder * P + pair_owner, minlength=P * P).astype(np.float64).reshape(P, P)
-    # 7. owners claim
-    new, new_parents = smallest_per_key(pair_target, parent)
+    graph = layout.graph
+    unvisited = ~visited
+    column_sources = np.searchsorted(cq, np.append(layout.col_starts, n))
+    entries = np.zeros((C, R))  # 4. entries gathered by process (i, j)
+    sent = np.zeros((C, P))  # 5.-6. edges column j's processes send to process o
+    parent = np.full(n, n, dtype=np.int64)  # 7. each target's smallest source (n: none yet)
+    scratch = np.zeros(n, dtype=bool)
+    for j in range(C):
+        sources = cq[column_sources[j]:column_sources[j + 1]]
+        if len(sources) == 0:
+            continue
+        # 4. gather: (i, j) holds the entries of column j's sources whose
+        # target is in row i
+        targets, lengths = neighbour_lists(graph.indptr, graph.indices, sources, layout.degree)
+        entries[j] = np.bincount(layout.row_of_vertex[targets], minlength=R)
+        # 5. filter: one edge per (holder, unvisited target), i.e. per
+        # unvisited target of the column; 6. fold: to Owner(v), a process
+        # of the holder's row
+        fresh_at = np.flatnonzero(unvisited[targets])
+        fresh = targets[fresh_at]
+        sent[j] = np.bincount(layout.owner(_distinct(fresh, scratch)), minlength=P)
+        # 7. owners claim each unvisited target, from its smallest source
+        np.minimum.at(parent, fresh, np.repeat(sources, lengths)[fresh_at])
+    new = np.flatnonzero(parent < n)
+    new_parents = parent[new]
+    fold_pairs = np.zeros((P, P))
+    fold_pairs[np.arange(C)[:, None] * R + layout.row_of[None, :], np.arange(P)[None, :]] = sent
     claimed = np.bincount(layout.owner(new), minlength=P).astype(np.float64)
-    return LevelWork(expand=ex, cq_words=cq_words, nonempty_words=nonempty[layout.col_of], entries=entries,
-                     passed=fold_pairs.sum(axis=1), fold_pairs=fold_pairs, received=fold_pairs.sum(axis=0),
-                     claimed=claimed, new_vertices=new, new_parents=new_parents)
+    return LevelWork(expand=ex, cq_words=cq_words, nonempty_words=nonempty[layout.col_of],
+                     entries=entries.reshape(-1), passed=fold_pairs.sum(axis=1), fold_pairs=fold_pairs,
+                     received=fold_pairs.sum(axis=0), claimed=claimed, new_vertices=new, new_parents=new_parents)
+
+
+SORT_BELOW = 1 / 16  # fewer values than this share of the range are deduplicated by sorting, not in a bitmap
+
+
+def _distinct(values: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """The distinct ``values`` (each below len(scratch)), ascending: marked
+    in ``scratch`` (all False, and so again on return) and listed, or, when
+    they are few, sorted."""
+    if len(values) <= SORT_BELOW * len(scratch):
+        return np.unique(values)
+    scratch[values] = True
+    distinct = np.flatnonzero(scratch)
+    scratch[distinct] = False
+    return distinct

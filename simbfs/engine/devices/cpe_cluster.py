@@ -73,7 +73,7 @@ class CPEClusterModel:
     interrupt_s: float
 
     # ------------------------------------------------------------- DMA
-    def dma_bandwidth(self, chunk_bytes: float, cpes: int | None = None) -> float:
+    def dma_bandwidth(self, chunk_bytes, cpes: int | None = None):
         """DMA bandwidth of one cluster, B/s, when ``cpes`` of its CPEs (default
         all) stream chunks of ``chunk_bytes``:
 
@@ -81,17 +81,18 @@ class CPEClusterModel:
 
         ``curve`` is log-linear between the machine file's points and flat
         beyond its ends (below the first point a chunk is priced as the first
-        point's size)."""
+        point's size). ``chunk_bytes`` may be an array (one bandwidth each)."""
         cpes = self.cpes if cpes is None else cpes
         if not 1 <= cpes <= self.cpes or cpes != int(cpes):
             raise ValueError(f"a cluster has 1 to {self.cpes} CPEs; got cpes={cpes!r}")
-        if not chunk_bytes > 0:
+        chunks = np.asarray(chunk_bytes, dtype=np.float64)
+        if not np.all(chunks > 0):
             raise ValueError(f"a DMA chunk must be larger than 0 bytes; got {chunk_bytes!r}")
         xs = np.log2(np.asarray(self.curve_chunk_bytes))
-        curve = float(np.interp(np.log2(chunk_bytes), xs, self.curve_bandwidth_Bps))
-        return curve * min(1.0, cpes / self.cpes_to_saturate)
+        curve = np.interp(np.log2(chunks), xs, self.curve_bandwidth_Bps)
+        return _scalar_or_array(curve * min(1.0, cpes / self.cpes_to_saturate))
 
-    def dma_seconds(self, nbytes: float, chunk_bytes: float, cpes: int | None = None) -> float:
+    def dma_seconds(self, nbytes, chunk_bytes, cpes: int | None = None):
         """Time for ``cpes`` CPEs of one cluster (default all) to move ``nbytes``
         by DMA in chunks of ``chunk_bytes``:
 
@@ -99,8 +100,9 @@ class CPEClusterModel:
 
         Reads and writes cost the same (003, 3.2, Fig. 3: "write has a
         similar performance"). No per-command latency: Fig. 3 and Fig. 5 are
-        streaming rates."""
-        return nbytes / self.dma_bandwidth(chunk_bytes, cpes) if nbytes > 0 else 0.0
+        streaming rates. Arrays allowed (element by element)."""
+        nbytes = np.asarray(nbytes, dtype=np.float64)
+        return _scalar_or_array(np.where(nbytes > 0, nbytes / self.dma_bandwidth(chunk_bytes, cpes), 0.0))
 
     def mpe_seconds(self, nbytes: float) -> float:
         """Time for one MPE (one thread, 256 B batches) to move ``nbytes``:
@@ -109,15 +111,15 @@ class CPEClusterModel:
         return nbytes / self.mpe_bandwidth_Bps if nbytes > 0 else 0.0
 
     # ---------------------------------------------------------- shuffle
-    def shuffle_seconds(self, nbytes: float) -> float:
+    def shuffle_seconds(self, nbytes):
         """Time for one cluster's producer/router/consumer shuffle to carry
-        ``nbytes`` register to register:
+        ``nbytes`` register to register (arrays allowed):
 
             nbytes / register_bus"""
-        return nbytes / self.register_bus_Bps if nbytes > 0 else 0.0
+        nbytes = np.asarray(nbytes, dtype=np.float64)
+        return _scalar_or_array(np.where(nbytes > 0, nbytes / self.register_bus_Bps, 0.0))
 
-    def reaction_seconds(self, read_bytes: float, read_chunk: float, shuffled_bytes: float,
-                         written_bytes: float) -> float:
+    def reaction_seconds(self, read_bytes, read_chunk, shuffled_bytes, written_bytes):
         """Time for a reaction module on one cluster (003, 4.3, Fig. 6): the
         producers read ``read_bytes`` by DMA in chunks of ``read_chunk``, the
         shuffle carries ``shuffled_bytes`` from producers through routers to
@@ -151,7 +153,8 @@ class CPEClusterModel:
         read = self.dma_seconds(read_bytes, read_chunk, min(layout.producers, self.cpes))
         write = self.dma_seconds(written_bytes, self.batch_bytes, min(layout.consumers, self.cpes))
         port = self.dma_seconds(read_bytes, read_chunk) + self.dma_seconds(written_bytes, self.batch_bytes)
-        return max(read, self.shuffle_seconds(shuffled_bytes), write, port)
+        return _scalar_or_array(np.maximum.reduce(np.broadcast_arrays(read, self.shuffle_seconds(shuffled_bytes),
+                                                                      write, port)))
 
     def consumer_destinations(self, buffers_per_destination: int = 1) -> int:
         """Destinations whose batches the consumers' scratch pads can hold at
@@ -168,6 +171,12 @@ class CPEClusterModel:
         if buffers_per_destination <= 0:
             raise ValueError(f"buffers_per_destination must be positive; got {buffers_per_destination!r}")
         return math.floor(self.layout.consumers * self.spm_bytes / (self.batch_bytes * buffers_per_destination))
+
+
+def _scalar_or_array(values: np.ndarray):
+    """A float for scalar inputs, else the array: the pricing methods take
+    either (an executed run prices every node at once)."""
+    return float(values) if values.ndim == 0 else values
 
 
 def _build(v: SectionValues) -> CPEClusterModel:
