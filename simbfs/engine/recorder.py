@@ -124,10 +124,7 @@ class LevelWatcher:
     def __init__(self, inner, on_level):
         self.inner = inner
         self.on_level = on_level
-
-    @property
-    def enabled(self) -> bool:
-        return self.inner.enabled
+        self.enabled = inner.enabled
 
     def record(self, node: int, resource: str, start_s: float, end_s: float, what: str, **detail) -> None:
         self.inner.record(node, resource, start_s, end_s, what, **detail)

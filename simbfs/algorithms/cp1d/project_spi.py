@@ -416,9 +416,9 @@ class LevelPricer:
             work = cp1d.top_down(layout, frontier, visited, options)
             priced = self.price(work, seed, edge_growth, len(frontier))
         else:
-            with_delay = cp1d.bottom_up(layout, frontier, visited, options)
-            first = self.price(with_delay(NeverVisible(layout.N)), seed, edge_growth, len(frontier))
-            work = with_delay(self.claim_delay(first))
+            bottom_up = cp1d.bottom_up(layout, frontier, visited, options)  # evaluated per claim timing
+            first = self.price(bottom_up(NeverVisible(layout.N)), seed, edge_growth, len(frontier))
+            work = bottom_up(self.claim_delay(first))
             priced = self.price(work, seed, edge_growth, len(frontier))
         time_s = priced.busy_s + self.closing_s
         return work, self._record(
