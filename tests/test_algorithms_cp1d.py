@@ -15,6 +15,7 @@ import pytest
 
 from simbfs.algorithms import ALGORITHMS
 from simbfs.algorithms.cp1d import work as cp1d
+from simbfs.algorithms.cp1d.kernels import probed_segments
 from simbfs.algorithms.cp1d.work import CP1DOptions, Layout, Streams
 from simbfs.algorithms.cp1d.spi import CP1DSPI, calc_direction
 from simbfs.bfs import BOTTOM_UP, TOP_DOWN, validate_bfs_tree
@@ -271,20 +272,20 @@ def test_each_thread_fills_its_own_packets_and_probes_count_as_backward(tiny_lay
 
 # ------------------------------------------------ 3. which slices are read
 def test_remote_claim_stops_the_slices_after_it_is_visible():
-    read = cp1d._probed_segments(np.array([0, 0, 0]), np.array([0.1, 0.5, 0.9]), np.array([np.inf, 0.6, np.inf]))
+    read = probed_segments(np.array([0, 0, 0]), np.array([0.1, 0.5, 0.9]), np.array([np.inf, 0.6, np.inf]))
     assert read.tolist() == [True, True, False]
 
 
 def test_local_hit_at_the_first_slice_stops_the_later_ones():
-    read = cp1d._probed_segments(np.array([4, 4, 4]), np.array([0.1, 0.1, 0.5]), np.array([0.1, np.inf, np.inf]))
+    read = probed_segments(np.array([4, 4, 4]), np.array([0.1, 0.1, 0.5]), np.array([0.1, np.inf, np.inf]))
     assert read.tolist() == [True, True, False]
 
 
 def test_vertices_are_independent():
-    read = cp1d._probed_segments(np.array([0, 0, 1, 1]), np.array([0.1, 0.5, 0.1, 0.5]),
+    read = probed_segments(np.array([0, 0, 1, 1]), np.array([0.1, 0.5, 0.1, 0.5]),
                                  np.array([0.1, np.inf, np.inf, np.inf]))
     assert read.tolist() == [True, False, True, True]
-    assert cp1d._probed_segments(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)).tolist() == []
+    assert probed_segments(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)).tolist() == []
 
 
 def sequential_reads(seg_vertex, seg_t, cand):
@@ -308,7 +309,122 @@ def test_probed_segments_match_the_sequential_definition():
         t = rng.random(len(vertices))
         delay = np.where(rng.random(len(t)) < 0.5, np.inf, rng.random(len(t)) * rng.choice([0.0, 0.3, 2.0]))
         cand = t + delay  # a claim is never visible before its slice is read
-        assert np.array_equal(cp1d._probed_segments(vertices, t, cand), sequential_reads(vertices, t, cand))
+        assert np.array_equal(probed_segments(vertices, t, cand), sequential_reads(vertices, t, cand))
+
+
+class PairDelay:
+    """A claim timing for the test: a per-node sweep time, and a delay that
+    depends on the pair and the probe time (some never visible)."""
+
+    def __init__(self, nodes):
+        self.sweep_time = 1.0 + 0.25 * np.arange(nodes)
+
+    def __call__(self, prober, owner, t):
+        delay = ((prober * 7 + owner * 3) % 5) * 0.2 + t / 4
+        return np.where((prober + owner) % 4 == 3, np.inf, delay)
+
+
+def reference_bottom_up(layout, frontier, visited, heavy, claim_delay):
+    """BackwardStep's light part entry by entry, straight from its
+    definition (docs/background/cp1d.md): every light unvisited vertex v
+    reads its neighbours thread slice by thread slice; a slice stops after
+    its first local hit (a neighbour in the frontier that v's node owns,
+    or a heavy one); a remote neighbour is probed, and answered if it is in
+    the frontier; a slice is read iff, in time order, no claim of an
+    earlier read slice of v was visible before its thread got there; v's
+    parent is its earliest claim, the first in CSR order among equals."""
+    from collections import defaultdict
+    g, N, T, n = layout.graph, layout.N, layout.T, layout.n
+    in_frontier = np.zeros(n, dtype=bool)
+    in_frontier[frontier] = True
+    light_u = [v for v in range(n) if not visited[v] and layout.degree[v] > 0 and not heavy[v]]
+    owner = lambda x: x * N // n  # noqa: E731
+    counts = {name: defaultdict(int) for name in ("edge_entry", "bitmap_test", "pack", "unpack")}
+    probes, answers, claims = [], [], {}
+    for i, v in enumerate(light_u):
+        node = owner(v)
+        row = g.indices[g.indptr[v]:g.indptr[v + 1]].tolist()
+        segments = []  # [thread, entries read until the stop, claim time]
+        for u in row:
+            thread = u * T // n
+            if not segments or segments[-1][0] != thread:
+                segments.append([thread, [], False])
+            seg = segments[-1]
+            if seg[2]:
+                continue  # after the local hit: not read
+            seg[1].append(u)
+            if in_frontier[u] and not (owner(u) != node and not heavy[u]):
+                seg[2] = True
+        times, claim_times = [], []
+        for thread, entries, local in segments:
+            position = layout.sweep_position(np.array([v]), np.array([thread]), np.array([node]),
+                                             members=np.array(light_u), member_index=np.array([i]))[0]
+            t = position * claim_delay.sweep_time[node]
+            claim = t if local else np.inf
+            remote_hits = [u for u in entries if in_frontier[u] and owner(u) != node and not heavy[u]]
+            if remote_hits:
+                delay = claim_delay(np.array([node]), np.array([owner(remote_hits[0])]), np.array([t]))[0]
+                claim = min(claim, t + delay)
+            times.append(t)
+            claim_times.append(claim)
+        read = sequential_reads(np.zeros(len(segments), dtype=int), np.array(times), np.array(claim_times))
+        best = None
+        for (thread, entries, local), t, claim, was_read in zip(segments, times, claim_times, read):
+            if not was_read:
+                continue
+            cell = (node, thread)
+            counts["edge_entry"][cell] += len(entries)
+            for u in entries:
+                o = owner(u)
+                if o != node and not heavy[u]:
+                    counts["pack"][cell] += 1
+                    counts["unpack"][(o, node % T)] += 1
+                    probes.append((node, thread, o, v))
+                    if in_frontier[u]:
+                        counts["pack"][(o, node % T)] += 1
+                        counts["unpack"][(node, o % T)] += 1
+                        answers.append((o, node % T, node, v))
+                        if best is None or claim < best[0]:
+                            best = (claim, u)
+                else:
+                    counts["bitmap_test"][cell] += 1
+                    if in_frontier[u] and (best is None or t < best[0]):
+                        best = (t, u)
+        if best is not None:
+            claims[v] = best[1]
+    return counts, probes, answers, claims
+
+
+@pytest.mark.parametrize("nodes, threads, seed", [(4, 4, 1), (4, 8, 2), (3, 4, 3), (8, 2, 4)])
+def test_bottom_up_level_equals_its_entry_by_entry_definition(nodes, threads, seed):
+    """The compiled bottom-up level (kernels.py) counts, streams and claims
+    exactly what the entry-by-entry definition gives, on a random level:
+    node and thread counts that do and do not divide n, probes that are and
+    are not answered, claims never visible within the level."""
+    graph = generate_graph(GraphSpec("kronecker", 8, seed=seed))
+    rng = np.random.default_rng(seed)
+    layout = Layout(graph, nodes, threads, heavy_count=0, index_stride=64)
+    visited = rng.random(graph.num_vertices) < 0.3
+    frontier = np.flatnonzero(visited & (rng.random(graph.num_vertices) < 0.5))
+    options = CP1DOptions(load_balancing=False)
+    delay = PairDelay(nodes)
+    work = cp1d.bottom_up(layout, frontier, visited, options)(delay)
+    counts, probes, answers, claims = reference_bottom_up(layout, frontier, visited,
+                                                          np.zeros(graph.num_vertices, dtype=bool), delay)
+    base = cp1d.new_ops(layout)
+    cp1d.scan_ops(layout, np.flatnonzero(~visited & (layout.degree > 0)), options, base)
+    for name, table in counts.items():
+        expected = base[name].copy()
+        for (node, thread), count in table.items():
+            expected[node, thread] += count
+        assert np.array_equal(work.ops[name], expected), name
+    rows = lambda s: list(zip(s.sender.tolist(), s.thread.tolist(), s.receiver.tolist(),  # noqa: E731
+                              s.sweep_vertex.tolist()))
+    assert rows(work.streams[0]) == probes and rows(work.streams[1]) == answers
+    assert work.probes_sent == len(probes) > 0 and work.responses == len(answers) > 0
+    assert work.new_vertices.tolist() == sorted(claims)
+    assert work.new_parents.tolist() == [claims[v] for v in sorted(claims)]
+    assert work.edges_examined == sum(counts["edge_entry"].values())
 
 
 # -------------------------------------------------------- 4. CalcDirection
@@ -536,36 +652,3 @@ def test_memory_peak_is_the_structure_plus_the_larger_of_building_and_visiting()
     assert mpi.peak == pytest.approx(structure + max(16 * ends / 2, 8 * n + 3 * n / 8 + 2 * 8 * entries))
 
 
-def test_first_per_sorted_target_equals_the_sorting_version():
-    """The bottom-up level's sort-free pick of each target's (earliest key,
-    smallest parent) candidate gives exactly the lexsort version's answer,
-    ties and infinite keys included."""
-    from simbfs.algorithms.cp1d.work import _first_per_sorted_target, _first_per_target
-
-    rng = np.random.default_rng(7)
-    targets = np.sort(rng.integers(0, 300, 5000))
-    parents = rng.integers(0, 1000, 5000)
-    order = np.lexsort((parents, targets))  # parents ascending within a target, as in CSR order
-    targets, parents = targets[order], parents[order]
-    keys = rng.choice([0.0, 0.5, 1.0, np.inf], 5000)
-    expected = _first_per_target(targets, keys, parents)
-    got = _first_per_sorted_target(targets, keys, parents)
-    assert np.array_equal(expected[0], got[0]) and np.array_equal(expected[1], got[1])
-
-
-def test_first_in_segment_equals_a_search():
-    """Each segment's first marked entry, found from the marked entries,
-    is the one a binary search from the segment's start finds."""
-    from simbfs.algorithms.cp1d.work import _first_in_segment
-
-    rng = np.random.default_rng(3)
-    lengths = rng.integers(1, 6, 400)
-    seg_end = np.cumsum(lengths)
-    seg_start = seg_end - lengths
-    mask = rng.random(int(seg_end[-1])) < 0.15
-    found, index = _first_in_segment(mask, np.repeat(np.arange(400), lengths), 400)
-    hits = np.flatnonzero(mask)
-    k = np.searchsorted(hits, seg_start)
-    expected_found = (k < len(hits)) & (hits[np.minimum(k, len(hits) - 1)] < seg_end)
-    assert np.array_equal(found, expected_found)
-    assert np.array_equal(index[found], hits[k[found]]) and not index[~found].any()

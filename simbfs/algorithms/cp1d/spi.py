@@ -73,17 +73,32 @@ class ClaimDelay:
         self._probe_rate = probe_rate  # N x N edges per second, or None (no buffering)
         self._answer_rate = answer_rate
         self._per_packet = per_packet
+        self._pair_table = None  # (trip, probe fill, answer fill) of every pair, once needed
 
     def _fill(self, rate, src, dst):
         if rate is None:
             return np.zeros(len(src))
         return cp1d.fill_wait_s(self._per_packet, rate[src, dst])
 
-    def __call__(self, prober: np.ndarray, owner: np.ndarray, t: np.ndarray) -> np.ndarray:
+    def _pair_parts(self, prober, owner):
+        """The parts of the delay that depend only on the (prober, owner)
+        pair: its trip, its probe's fill wait and its answer's."""
         trip = cp1d.packet_trip_s(self._hops[prober, owner], self._network, self._layer)
+        return trip, self._fill(self._probe_rate, prober, owner), self._fill(self._answer_rate, owner, prober)
+
+    def __call__(self, prober: np.ndarray, owner: np.ndarray, t: np.ndarray) -> np.ndarray:
+        N = len(self.sweep_time)
+        if len(prober) > N * N:
+            # More probes than pairs: each pair's parts once, then looked up
+            # (the same element-wise arithmetic, so the same values).
+            if self._pair_table is None:
+                every = np.arange(N * N)
+                self._pair_table = np.stack(self._pair_parts(every // N, every % N))
+            trip, probe_fill, answer_fill = self._pair_table[:, prober * N + owner]
+        else:
+            trip, probe_fill, answer_fill = self._pair_parts(prober, owner)
         remaining = np.maximum(self.sweep_time[prober] - t, 0.0)
-        return cp1d.claim_delay_s(remaining, self._fill(self._probe_rate, prober, owner),
-                                  self._fill(self._answer_rate, owner, prober), self.sweep_time[owner] / 2, trip)
+        return cp1d.claim_delay_s(remaining, probe_fill, answer_fill, self.sweep_time[owner] / 2, trip)
 
 
 class NeverVisible:

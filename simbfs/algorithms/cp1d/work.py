@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...bfs.partition import block_owner, block_starts, scaled_floor
-from ...bfs.adjacency import concatenated_ranges, neighbour_slots
+from ...bfs.adjacency import neighbour_slots
 from ...engine.costs import link_seconds, route_latency
 from ...errors import UserError
 from ...graph import Graph
@@ -160,7 +160,7 @@ class Layout:
         self.heavy_count = heavy_count
         self.index_stride = index_stride
         # Headers: one per (vertex, thread block it has entries in).
-        slices = graph.indices.astype(np.int64) * threads // n
+        slices = scaled_floor(graph.indices, threads, n)
         change = np.ones(len(slices), dtype=bool)
         change[1:] = slices[1:] != slices[:-1]
         row_starts = graph.indptr[:-1][self.degree > 0]
@@ -421,44 +421,17 @@ def _mod(values: np.ndarray, modulus: int) -> np.ndarray:
     return values & (modulus - 1) if modulus & (modulus - 1) == 0 else values % modulus
 
 
-def _first_in_segment(mask: np.ndarray, entry_seg: np.ndarray, segments: int):
-    """Per segment, whether any of its entries is in ``mask``, and the
-    first such entry's index (0 where none): from the marked entries alone
-    (they are in index order, so a segment's first one starts its run)."""
-    marked = np.flatnonzero(mask)
-    seg = entry_seg[marked]
-    first = np.concatenate([[True], seg[1:] != seg[:-1]]) if len(seg) else np.zeros(0, dtype=bool)
-    found = np.zeros(segments, dtype=bool)
-    found[seg[first]] = True
-    index = np.zeros(segments, dtype=np.int64)
-    index[seg[first]] = marked[first]
-    return found, index
-
-
-def _first_per_sorted_target(targets: np.ndarray, keys: np.ndarray, parents: np.ndarray):
-    """``_first_per_target`` for candidates already grouped by target in
-    ascending order, with each target's parents ascending (a bottom-up
-    level's entries, in CSR order): the smallest (key, parent) of a group is
-    its first entry with the group's smallest key. No sort needed."""
-    if len(targets) == 0:
-        return targets, parents
-    starts = np.flatnonzero(np.concatenate([[True], targets[1:] != targets[:-1]]))
-    sizes = np.diff(np.append(starts, len(targets)))
-    smallest = np.minimum.reduceat(keys, starts)
-    at_smallest = np.flatnonzero(keys == np.repeat(smallest, sizes))
-    group = np.repeat(np.arange(len(starts)), sizes)[at_smallest]
-    first = at_smallest[np.concatenate([[True], group[1:] != group[:-1]])]
-    return targets[starts], parents[first]
-
-
 class BottomUpLevel:
     """BackwardStep of Algorithms 3 and 4, as a function of claim timing.
 
-    Built once per level, it gathers the graph side of the level (what
-    does not depend on timing: the light unvisited vertices' entries, their
-    thread segments, where each segment's sweep stops at a local hit);
-    calling it with ``claim_delay`` evaluates the timing-dependent part and
-    returns the LevelWork, as often as the caller needs.
+    Built once per level, it finds the graph side of the level (what does
+    not depend on timing): the light unvisited vertices' thread segments,
+    where each segment's sweep stops at a local hit, and its remote hits
+    before that. Calling it with ``claim_delay`` evaluates the
+    timing-dependent part (which segments are read before a claim is
+    visible, what they send, which claim wins) and returns the LevelWork,
+    as often as the caller needs. Both walk the CSR arrays in compiled loops
+    (kernels.py) and keep nothing per adjacency entry.
     ``claim_delay(prober_node, owner_node, probe_time)`` gives, per remote
     hit, the time from its probe until the claim is visible to the prober's
     threads (np.inf: not within this level); ``claim_delay.sweep_time`` is a
@@ -467,72 +440,42 @@ class BottomUpLevel:
     """
 
     def __init__(self, layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions):
+        from . import kernels  # here, not at the top: numba loads only for the runs that use it
         self.layout, self.options = layout, options
         graph = layout.graph
         T = layout.T
         self.base_ops = new_ops(layout)
         unvisited = np.flatnonzero(~visited & (layout.degree > 0))
         scan_ops(layout, unvisited, options, self.base_ops)
-        heavy = layout.heavy if options.load_balancing else np.zeros(layout.n, dtype=bool)
+        self.heavy = heavy = layout.heavy if options.load_balancing else np.zeros(layout.n, dtype=bool)
         self.in_frontier = in_frontier = np.zeros(layout.n, dtype=bool)
         in_frontier[frontier] = True
         light_u = unvisited[~heavy[unvisited]]
         self.heavy_u = unvisited[heavy[unvisited]]
-        # One entry per (light unvisited prober, neighbour), in CSR order.
-        self.probers, self.nbrs, _, _ = probers, nbrs, _, _ = _gather(graph, light_u)
-        self.node = node = layout.owner(probers)
-        self.nbr_node = nbr_node = layout.owner(nbrs)
-        self.thread = thread = layout.slice_of(nbrs)
-        self.remote = remote = (nbr_node != node) & ~heavy[nbrs]
-        self.hit = hit = in_frontier[nbrs]
-        local_hit = hit & ~remote
-        # Segments: (prober, thread slice); entries are sorted by neighbour id,
-        # so a vertex's slices are consecutive runs.
-        seg_start, seg_end = _segments(probers * T + thread)
-        self.seg_start = seg_start
-        self.seg_vertex = probers[seg_start]
-        self.seg_node = node[seg_start]
-        self.seg_thread = thread[seg_start]
+        # Segments: (prober, thread slice) runs of a light unvisited
+        # vertex's entries (sorted by neighbour id, so a vertex's slices are
+        # consecutive runs); where each one's sweep stops (after its first
+        # local hit) and its first remote hit before that (kernels.py).
+        (self.seg_start, self.seg_stop, self.seg_vertex, self.seg_thread, self.has_local, self.has_remote,
+         first_remote, self.remote_entries, self.remote_hits) = kernels.bottom_up_segments(
+            graph.indptr, graph.indices, light_u, heavy, in_frontier, layout.n, layout.N, T)
+        seg_node = layout.owner(self.seg_vertex)
         member_of = np.zeros(layout.n, dtype=np.int64)  # a light unvisited vertex's index in light_u
         member_of[light_u] = np.arange(len(light_u))
-        self.seg_pos = layout.sweep_position(self.seg_vertex, self.seg_thread, self.seg_node, members=light_u,
+        self.seg_pos = layout.sweep_position(self.seg_vertex, self.seg_thread, seg_node, members=light_u,
                                              member_index=member_of[self.seg_vertex])
-        index = np.int32 if len(seg_start) < 2**31 else np.int64  # 32 bits where they suffice: half the bytes
-        self.entry_seg = entry_seg = np.repeat(np.arange(len(seg_start), dtype=index), seg_end - seg_start)
-        # first local hit in each segment: the thread stops there
-        self.has_local, next_local = _first_in_segment(local_hit, entry_seg, len(seg_start))
-        has_local = self.has_local
-        self.stop = stop = np.where(has_local, next_local + 1, seg_end)
-        # first remote hit before the stop
-        has_remote, next_remote = _first_in_segment(hit & remote, entry_seg, len(seg_start))
-        has_remote &= next_remote < stop
-        self.has_remote = has_remote
-        self.first_remote = np.where(has_remote, next_remote, 0)
-        self.seg_length = stop - seg_start  # entries a probed segment reads
-        # The (node, thread) cells each entry's work is charged to, computed
-        # once for every evaluation: the prober's sweeping thread; Owner(u)'s
-        # receive thread for the prober's node; the prober's receive thread
-        # for Owner(u).
-        # (32-bit: N T cells always fit, and half the bytes to pass over.)
-        cell = np.int32 if layout.N * T < 2**31 else np.int64
-        self.seg_cell = (self.seg_node * T + self.seg_thread).astype(cell)
-        self.sweep_cell = (node * T + thread).astype(cell)
-        self.owner_cell = (nbr_node * T + _mod(node, T)).astype(cell)
-        self.prober_cell = (node * T + _mod(nbr_node, T)).astype(cell)
-        # Kept for the messages, also in 32 bits (Streams gets 64-bit copies
-        # of its entries, so every count downstream is computed as before).
-        self.node, self.nbr_node, self.thread = node.astype(cell), nbr_node.astype(cell), thread.astype(cell)
-        # The entries a thread reads if it probes its segment: all but those
-        # after the segment's local hit.
-        self.before_stop = np.ones(len(probers), dtype=bool)
-        after, _ = concatenated_ranges(stop[has_local], seg_end[has_local] - stop[has_local])
-        self.before_stop[after] = False
+        # The segments with a remote hit before their stop: the prober's
+        # node, the first such hit's owner, and the segment's position (the
+        # claim timing is asked about these only).
+        self.remote_node = seg_node[self.has_remote]
+        self.first_remote_node = layout.owner(graph.indices[first_remote[self.has_remote]].astype(np.int64))
+        self.remote_pos = self.seg_pos[self.has_remote]
 
     def __call__(self, claim_delay) -> LevelWork:
+        from . import kernels
         layout, options = self.layout, self.options
         T = layout.T
-        node, nbr_node, thread, remote, hit = self.node, self.nbr_node, self.thread, self.remote, self.hit
-        seg_node, has_local, has_remote = self.seg_node, self.has_local, self.has_remote
+        has_local, has_remote = self.has_local, self.has_remote
         # The sweep's tables, shared; a table this evaluation adds to is
         # replaced by the sum (the base is evaluated again with another timing).
         ops = dict(self.base_ops)
@@ -543,48 +486,35 @@ class BottomUpLevel:
 
         def add_at(name, ranks, threads, weights=None):
             add(name, ranks * T + threads, weights)
-        sweep_time = claim_delay.sweep_time  # per node, seconds
-        seg_t = self.seg_pos * sweep_time[seg_node]
-        cand = np.full(len(self.seg_start), np.inf)
-        cand[has_local] = seg_t[has_local]
-        if has_remote.any():
-            delay = claim_delay(seg_node[has_remote], nbr_node[self.first_remote[has_remote]], seg_t[has_remote])
-            cand[has_remote] = np.minimum(cand[has_remote], seg_t[has_remote] + delay)
-        probed = _probed_segments(self.seg_vertex, seg_t, cand)
 
-        # Entries read and probes sent, from the probed segments only.
-        seg_len = np.where(probed, self.seg_length, 0)
-        entry_in_probed = probed[self.entry_seg] & self.before_stop
+        def add_counts(name, counts):
+            ops[name] = ops[name] + counts.reshape(ops[name].shape)
+        sweep_time = claim_delay.sweep_time  # per node, seconds
+        delay = np.zeros(0)
+        if len(self.remote_node):  # when their threads reach the segments with a remote hit, and their delay
+            delay = claim_delay(self.remote_node, self.first_remote_node,
+                                self.remote_pos * sweep_time[self.remote_node])
+        # Which segments are probed, and the entries they read (kernels.py).
+        graph = layout.graph
+        counts, probe_stream, answer_stream, new, new_parents = kernels.bottom_up_walk(
+            graph.indptr, graph.indices, self.heavy, self.in_frontier, layout.n, layout.N, T, self.seg_start,
+            self.seg_stop, self.seg_vertex, self.seg_thread, self.remote_entries, self.remote_hits, self.seg_pos,
+            sweep_time, has_local, has_remote, delay)
         if options.representation != "edge-list":
-            add("edge_entry", self.seg_cell, seg_len)
-        local_checks = entry_in_probed & ~remote
-        add("bitmap_test", self.sweep_cell[local_checks])
-        probes = entry_in_probed & remote
-        add("pack", self.sweep_cell[probes])
-        add("unpack", self.owner_cell[probes])  # Owner(u) tests u in In
-        answered = probes & hit
+            add_counts("edge_entry", counts[0])
+        add_counts("bitmap_test", counts[1])  # local checks
+        add_counts("pack", counts[2])  # probes, at the sweeping thread
+        add_counts("unpack", counts[3])  # Owner(u) tests u in In
         # Owner(u) answers on the forward channel; Owner(v) decodes the answer
-        add("pack", self.owner_cell[answered])
-        add("unpack", self.prober_cell[answered])
-        wide = np.int64
-        streams = [
-            Streams(node[probes].astype(wide), thread[probes].astype(wide), nbr_node[probes].astype(wide),
-                    self.probers[probes], "backward"),
-            Streams(nbr_node[answered].astype(wide), (node[answered] % T).astype(wide),
-                    node[answered].astype(wide), self.probers[answered], "forward"),
-        ]
-        # Claims: local hits at their segment time, answers when they arrive.
-        claim_entries = entry_in_probed & hit
-        ce_seg = self.entry_seg[claim_entries]
-        entry_time = np.where(remote[claim_entries], cand[ce_seg], seg_t[ce_seg])
-        new, new_parents = _first_per_sorted_target(self.probers[claim_entries], entry_time,
-                                                    self.nbrs[claim_entries])
+        add_counts("pack", counts[4])
+        add_counts("unpack", counts[5])
+        streams = [Streams(*probe_stream, "backward"), Streams(*answer_stream, "forward")]
 
         # Heavy unvisited vertices (Algorithm 4, lines 20-30): their entries sit
         # at the owners of their neighbours, all checks are local; each node
         # stops at its own first hit. Claims are combined by the allreduce.
         heavy_u = self.heavy_u
-        examined = int(seg_len.sum())
+        examined = int(counts[0].sum())
         if len(heavy_u):
             h_v, h_u, _, _ = _gather(layout.graph, heavy_u)
             h_node = layout.owner(h_u)
@@ -615,29 +545,13 @@ class BottomUpLevel:
         claimer = layout.owner(new)
         add_at("claim", claimer, layout.local_thread(new, claimer))
         return LevelWork("bottom-up", ops, streams, new, new_parents, edges_examined=examined,
-                         probes_sent=int(probes.sum()), responses=int(answered.sum()))
+                         probes_sent=probe_stream.shape[1], responses=answer_stream.shape[1])
 
 
 def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions) -> BottomUpLevel:
     """BackwardStep of Algorithms 3 and 4: a :class:`BottomUpLevel`, to be
     called with the level's claim timing."""
     return BottomUpLevel(layout, frontier, visited, options)
-
-
-def _probed_segments(seg_vertex: np.ndarray, seg_t: np.ndarray, cand: np.ndarray) -> np.ndarray:
-    """A thread reads its slice of v unless v's claim was visible before it
-    arrived: in time order, slice k is read iff t_k is before the earliest
-    claim time among the slices read before it. Since a slice's claim time
-    is never before its own read time, that is the same as t_k <= the
-    earliest claim time over all of v's slices (an unread slice's claim
-    time is after a claim already visible, so it cannot be the minimum),
-    which needs no sort: one minimum per vertex."""
-    if len(seg_t) == 0:
-        return np.zeros(0, dtype=bool)
-    first = np.flatnonzero(np.concatenate([[True], seg_vertex[1:] != seg_vertex[:-1]]))
-    earliest = np.minimum.reduceat(cand, first)
-    groups = np.diff(np.append(first, len(seg_vertex)))
-    return seg_t <= np.repeat(earliest, groups)
 
 
 # -------------------------------------------------------------- messages
@@ -652,8 +566,15 @@ class Traffic:
 
 
 def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, compression: bool) -> Traffic:
-    """Bytes and packets of every (sender, thread, receiver) stream."""
-    N = layout.N
+    """Bytes and packets of every (sender, thread, receiver) stream.
+
+    A stream is sent in its sweep order. Compressed, its first edge and
+    every edge whose vertex is at most ``delta_max`` after the previous
+    one take the short format, the rest the long one, and each packet
+    carries ``room`` bytes of them behind its header; uncompressed, a
+    packet carries as many whole 6 B edges as fit (kernels.stream_bytes)."""
+    from . import kernels
+    N, T = layout.N, layout.T
     payload = np.zeros(N * N)
     packets = np.zeros(N * N)
     edges = np.zeros(N * N)
@@ -663,33 +584,27 @@ def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, c
     for s in streams:
         if len(s.sender) == 0:
             continue
-        stream = (s.sender * layout.T + s.thread) * N + s.receiver
-        pair = s.sender * N + s.receiver
-        if compression:
-            span = layout.n + 1
-            keys = np.sort(stream * span + s.sweep_vertex)
-            st = keys // span
-            vx = keys % span
-            delta = np.diff(vx)
-            same = st[1:] == st[:-1]
-            short = np.ones(len(keys), dtype=bool)
-            short[1:] = ~same | ((delta >= 0) & (delta <= cp.delta_max))
-            size = np.where(short, cp.compressed_short_bytes, cp.compressed_long_bytes)
-            uniq, inverse = np.unique(st, return_inverse=True)
-            stream_bytes = np.bincount(inverse, weights=size)
-            stream_packets = np.ceil(stream_bytes / room)
-            stream_payload = stream_bytes + stream_packets * cp.compressed_header_bytes
-            stream_pair = (uniq // (layout.T * N)) * N + uniq % N
-        else:
-            uniq, counts = np.unique(stream, return_counts=True)
-            stream_packets = np.ceil(counts / per_packet_plain)
-            stream_payload = counts * cp.uncompressed_entry_bytes
-            stream_pair = (uniq // (layout.T * N)) * N + uniq % N
-        payload += np.bincount(stream_pair, weights=stream_payload, minlength=N * N)
-        packets += np.bincount(stream_pair, weights=stream_packets, minlength=N * N)
-        edges += np.bincount(pair, minlength=N * N)
+        sender, thread, receiver, vertex = s.sender, s.thread, s.receiver, s.sweep_vertex
+
+        def channel(by_receiver):
+            return kernels.stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compression,
+                                        cp.compressed_short_bytes, cp.compressed_long_bytes, cp.delta_max, room,
+                                        cp.compressed_header_bytes, per_packet_plain, cp.uncompressed_entry_bytes)
+        # The levels give their streams grouped by sender (top-down probes
+        # and bottom-up probes) or by receiver (bottom-up answers), each
+        # stream in sweep order; anything else is put in that order first.
+        ok, stream_payload, stream_packets, stream_edges, sent = channel(False)
+        if not ok:
+            ok, stream_payload, stream_packets, stream_edges, sent = channel(True)
+        if not ok:
+            order = np.lexsort((vertex, receiver, thread, sender))
+            sender, thread, receiver, vertex = sender[order], thread[order], receiver[order], vertex[order]
+            ok, stream_payload, stream_packets, stream_edges, sent = channel(False)
+        payload += stream_payload
+        packets += stream_packets
+        edges += stream_edges
         if s.channel == "backward":
-            backward += int(stream_packets.sum())
+            backward += int(sent)
     return Traffic(payload.reshape(N, N), packets.reshape(N, N), edges.reshape(N, N), backward)
 
 
