@@ -482,7 +482,7 @@ def test_a_level_that_streams_more_evicts_its_bitmaps_and_waits_longer():
     """Hand-worked: bitmaps of twice the L2 (2C lines) tested 4 s ln(4/3)
     times while s lines stream past hit 1/4 of the time (Che: 2C x 1/4 +
     s t = C gives t = C / 2s, and 1 - exp(-4 s ln(4/3) t / 2C) = 1/4). A
-    bitmap test then costs issue 4 + (82 / 4 + 350 x 3/4) cycles at k = 1."""
+    bitmap test then costs issue 4 + (82 / 4 + 400 x 3/4) cycles at k = 1."""
     from simbfs.algorithms.cp1d import pricing
 
     machine = load_machine("bluegene_q", ["cp1d.threads=16", "cp1d.adjacency_entry=128 B"])
@@ -492,13 +492,13 @@ def test_a_level_that_streams_more_evicts_its_bitmaps_and_waits_longer():
     counts = {"bitmap_test": 4 * s * math.log(4 / 3), "edge_entry": s}
     assert pricing.hit_rates(machine, residents, counts)["bitmaps"] == pytest.approx(0.25, rel=1e-9)
     costs = pricing.op_cycles(machine, 16, residents, counts, compression=True)
-    assert costs["bitmap_test"] == pytest.approx(4 + 82 / 4 + 350 * 3 / 4)
+    assert costs["bitmap_test"] == pytest.approx(4 + 82 / 4 + 400 * 3 / 4)
     # with no stream, the same bitmaps alone hit C / 2C = 1/2 of the time
     alone = pricing.hit_rates(machine, residents, {"bitmap_test": 1.0})["bitmaps"]
     assert alone == pytest.approx(0.5, rel=1e-9)
-    # memory: s streamed lines and the misses, one line each, at 42.6 GB/s
+    # memory: s streamed lines and the misses, one line each, at 27.8 GB/s
     seconds = pricing.memory_seconds(machine, residents, counts)
-    assert seconds == pytest.approx((s + counts["bitmap_test"] * 0.75) * 128 / 42.6e9)
+    assert seconds == pytest.approx((s + counts["bitmap_test"] * 0.75) * 128 / 27.8e9)
 
 
 # --------------------------------------------- 6. load balancing, top-down

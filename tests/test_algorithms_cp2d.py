@@ -97,7 +97,7 @@ def test_grid_shapes_and_bad_node_counts():
 def test_bitmap_working_set_beyond_the_cache_raises_the_access_cost():
     """Closed form: bitmaps of S bytes, touched alone, miss with probability
     m = 1 - cache / S (0 when they fit; Che's approximation of one
-    structure), an access waits (1 - m) x 82 + m x 350 cycles (BG/Q's L2
+    structure), an access waits (1 - m) x 82 + m x 400 cycles (BG/Q's L2
     and DDR latencies), and a bitmap test of 4 issue cycles costs
     max(4 + latency, 4 threads x 4) cycles."""
     from simbfs.algorithms.cp1d import pricing
@@ -112,7 +112,7 @@ def test_bitmap_working_set_beyond_the_cache_raises_the_access_cost():
     fits = costs(cache / 2, {"bitmap_test": 1.0})
     assert fits["bitmap_test"] == pytest.approx(4 + 82)
     thrashing = costs(4 * cache, {"bitmap_test": 1.0})
-    assert thrashing["bitmap_test"] == pytest.approx(4 + 0.25 * 82 + 0.75 * 350)
+    assert thrashing["bitmap_test"] == pytest.approx(4 + 0.25 * 82 + 0.75 * 400)
     assert thrashing["edge_entry"] == fits["edge_entry"] == 4 * 3  # streamed, no latency
     # The node's bitmaps: In over n/C vertices, Out and Vis over n/R.
     assert cp2d.bitmap_working_set_bytes(2**32, 64, 64) == (2**26 + 2 * 2**26) / 8
