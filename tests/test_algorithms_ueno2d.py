@@ -188,8 +188,8 @@ def test_processes_of_a_host_share_its_ports(tsubame):
     payload[1, 4] = 2048.0 * 100
     loads = network.traffic_loads(payload)
     wire = 2 * 100 * (2048 + 26)  # two messages of 100 full packets
-    assert loads.inject_s.tolist() == pytest.approx([wire / 6.4e9] * 3 + [0.0] * 3)
-    assert loads.eject_s.tolist() == pytest.approx([0.0] * 3 + [wire / 6.4e9] * 3)
+    assert loads.inject_s.tolist() == pytest.approx([wire / 5.6e9] * 3 + [0.0] * 3)
+    assert loads.eject_s.tolist() == pytest.approx([0.0] * 3 + [wire / 5.6e9] * 3)
     assert loads.messages_out.tolist() == [1, 1, 0, 0, 0, 0]
 
 
