@@ -227,6 +227,41 @@ def test_compressed_stream_worked_by_hand(tiny_layout):
     assert t.backward_packets == 0
 
 
+def test_a_pairs_streams_add_up_in_stream_order_whatever_sizes_the_formats_have():
+    """With byte sizes that are not whole numbers, floating-point sums depend
+    on their order: a pair's streams are added in the order of their ids
+    (thread by thread here), whichever stream the level met first. Worked
+    by hand: short 0.1 B, long 0.7 B, header 0.3 B, deltas up to 3."""
+    from dataclasses import replace
+
+    graph = build_csr(GraphSpec("kronecker", 8), EdgeList(src=np.array([0]), dst=np.array([1]), num_vertices=256))
+    layout = Layout(graph, nodes=2, threads=3, heavy_count=0, index_stride=64)
+    cp = replace(load_machine("bluegene_q").section("cp1d"), compressed_short_bytes=0.1, compressed_long_bytes=0.7,
+                 compressed_header_bytes=0.3, delta_max=3)
+    stream = Streams(np.zeros(6, dtype=np.int64), np.array([2, 0, 0, 1, 1, 1]), np.ones(6, dtype=np.int64),
+                     np.array([0, 1, 9, 2, 3, 15]), "backward")
+    traffic = cp1d.encode(layout, [stream], cp, 512.0, compression=True)
+    # thread 0: vertices 1, 9 (short, long); thread 1: 2, 3, 15 (short, short,
+    # long); thread 2: 0 (short); one packet each, so one header each
+    expected = 0.0
+    for sizes in ([0.1, 0.7], [0.1, 0.1, 0.7], [0.1]):
+        total = 0.0
+        for size in sizes:
+            total += size
+        expected += total + 0.3
+    assert traffic.payload[0, 1] == expected  # exactly: the same additions in the same order
+    assert traffic.packets[0, 1] == 3 and traffic.backward_packets == 3
+
+
+def test_scaled_floor_does_not_overflow_32_bit_ids():
+    """v * T // n for a 32-bit id whose product with T passes 2^31 (a thread
+    count that does not divide n takes the division, not the shift)."""
+    from simbfs.bfs.partition import scaled_floor
+
+    assert scaled_floor(np.array([2**26 - 1], dtype=np.int32), 48, 2**26).tolist() == [47]
+    assert scaled_floor(np.array([2**26 - 1], dtype=np.int32), 64, 2**26).tolist() == [63]
+
+
 def test_uncompressed_stream_worked_by_hand(tiny_layout):
     t = encode(tiny_layout, [one_stream([0, 5, 200, 201])], compression=False)
     assert t.payload.tolist() == [[0, 24], [0, 0]]

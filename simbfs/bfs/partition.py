@@ -23,8 +23,11 @@ def scaled_floor(values, numerator: int, denominator: int):
     shift when it is one (a Graph500 graph's 2^scale vertices over a power
     of two of nodes or threads), which numpy does many times faster than a
     64-bit division, with the same result."""
-    if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and denominator % numerator == 0:
-        ratio = denominator // numerator
-        if ratio & (ratio - 1) == 0:
-            return values >> (ratio.bit_length() - 1)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        if denominator % numerator == 0:
+            ratio = denominator // numerator
+            if ratio & (ratio - 1) == 0:
+                return values >> (ratio.bit_length() - 1)
+        if values.dtype.itemsize < 8:  # the product in 64 bits: 32-bit ids times a thread count can overflow
+            values = values.astype(np.int64)
     return values * numerator // denominator

@@ -21,13 +21,26 @@ work.py is their only caller and states what the quantities mean.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit as _njit
+
+
+def compiled(**options):
+    """numba's njit, its machine code cached beside the source (or in
+    ~/.cache, or NUMBA_CACHE_DIR) so that only the first run after an
+    install compiles it; where no cache location is writable, compiled
+    in each process instead of failing."""
+    def decorate(function):
+        try:
+            return _njit(cache=True, **options)(function)
+        except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+            return _njit(**options)(function)
+    return decorate
 
 # Every vertex here is owned by node v * N // n and falls in thread slice
 # v * T // n (bfs.partition): the same integer arithmetic, inlined.
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def bottom_up_segments(indptr, indices, probers, heavy, in_frontier, n, N, T):
     """Split every prober's adjacency list into segments, the runs of
     consecutive entries in one thread slice, and find in each where the
@@ -94,7 +107,7 @@ def bottom_up_segments(indptr, indices, probers, heavy, in_frontier, n, N, T):
     return start, stop, vertex, seg_thread, has_local, has_remote, first_remote, remote_entries, remote_hits
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def bottom_up_walk(indptr, indices, heavy, in_frontier, n, N, T, start, stop, vertex, seg_thread,
                    remote_entries, remote_hits, seg_pos, sweep_time, has_local, has_remote, remote_delay):
     """Evaluate one claim timing: which segments are probed, and what the
@@ -211,7 +224,7 @@ def bottom_up_walk(indptr, indices, heavy, in_frontier, n, N, T, start, stop, ve
     return counts, probe_stream, answer_stream, claimed[:claims].copy(), parent[:claims].copy()
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def probed_segments(vertex, seg_time, claim_time):
     """Which segments are read. A thread reads its slice of v unless v's
     claim was visible before it arrived: in time order, slice k is read iff
@@ -236,7 +249,7 @@ def probed_segments(vertex, seg_time, claim_time):
     return probed
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _shift(numerator, denominator):
     """log2(denominator / numerator) when that is a whole power of two (v *
     numerator // denominator is then a shift), else -1."""
@@ -252,7 +265,7 @@ def _shift(numerator, denominator):
     return shift
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _scaled(value, numerator, denominator, shift):
     """bfs.partition.scaled_floor of one value: value * numerator // denominator."""
     if shift >= 0:
@@ -260,7 +273,7 @@ def _scaled(value, numerator, denominator, shift):
     return value * numerator // denominator
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _mod(value, modulus, mask):
     """value % modulus of a non-negative value; a mask when the modulus is a power of two."""
     if mask >= 0:
@@ -268,7 +281,7 @@ def _mod(value, modulus, mask):
     return value % modulus
 
 
-@njit(cache=True, nogil=True)
+@compiled(nogil=True)
 def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compression, short_bytes, long_bytes,
                  delta_max, room, header_bytes, per_packet_plain, entry_bytes):
     """Bytes and packets of every (sender, thread, receiver) stream of one
@@ -296,8 +309,9 @@ def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compressio
             if g < group:
                 return False, payload, packets, edges, 0.0
         if i == len(sender) or g != group:
-            for j in range(opened):  # close the previous group's streams
-                key = touched[j]
+            # Close the previous group's streams, in ascending key: a pair's
+            # streams then add up in the order of their stream ids.
+            for key in np.sort(touched[:opened]):
                 if by_receiver:
                     pair = (key // T) * N + group
                 else:
