@@ -18,16 +18,25 @@ def block_owner(vertices, num_vertices: int, nodes: int):
     return scaled_floor(vertices, nodes, num_vertices)
 
 
+def floor_shift(numerator: int, denominator: int) -> int:
+    """k when denominator / numerator is 2^k (v * numerator // denominator
+    is then v >> k), else -1. Also passed to compiled loops, which apply
+    the same rule per value."""
+    if denominator % numerator:
+        return -1
+    ratio = denominator // numerator
+    return ratio.bit_length() - 1 if ratio & (ratio - 1) == 0 else -1
+
+
 def scaled_floor(values, numerator: int, denominator: int):
     """``values * numerator // denominator`` for non-negative integers: by a
     shift when it is one (a Graph500 graph's 2^scale vertices over a power
     of two of nodes or threads), which numpy does many times faster than a
     64-bit division, with the same result."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
-        if denominator % numerator == 0:
-            ratio = denominator // numerator
-            if ratio & (ratio - 1) == 0:
-                return values >> (ratio.bit_length() - 1)
+        shift = floor_shift(numerator, denominator)
+        if shift >= 0:
+            return values >> shift
         if values.dtype.itemsize < 8:  # the product in 64 bits: 32-bit ids times a thread count can overflow
             values = values.astype(np.int64)
     return values * numerator // denominator

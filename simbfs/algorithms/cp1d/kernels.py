@@ -37,11 +37,12 @@ def compiled(**options):
     return decorate
 
 # Every vertex here is owned by node v * N // n and falls in thread slice
-# v * T // n (bfs.partition): the same integer arithmetic, inlined.
+# v * T // n (bfs.partition): the same integer arithmetic, inlined, with
+# the shifts bfs.partition.floor_shift finds.
 
 
 @compiled(nogil=True)
-def bottom_up_segments(indptr, indices, probers, heavy, in_frontier, n, N, T):
+def bottom_up_segments(indptr, indices, probers, heavy, in_frontier, n, N, T, owner_shift, slice_shift):
     """Split every prober's adjacency list into segments, the runs of
     consecutive entries in one thread slice, and find in each where the
     sweep stops.
@@ -53,9 +54,8 @@ def bottom_up_segments(indptr, indices, probers, heavy, in_frontier, n, N, T):
     and remote hits come before the stop (the probes and answers the
     segment sends if it is probed). A hit is a neighbour in the frontier;
     an entry is remote when the neighbour's owner is another node and the
-    neighbour is not heavy (heavy vertices are replicated)."""
-    owner_shift = _shift(N, n)
-    slice_shift = _shift(T, n)
+    neighbour is not heavy (heavy vertices are replicated). The shifts are
+    bfs.partition.floor_shift's for N and T over n."""
     count = 0
     for i in range(len(probers)):
         v = probers[i]
@@ -109,7 +109,8 @@ def bottom_up_segments(indptr, indices, probers, heavy, in_frontier, n, N, T):
 
 @compiled(nogil=True)
 def bottom_up_walk(indptr, indices, heavy, in_frontier, n, N, T, start, stop, vertex, seg_thread,
-                   remote_entries, remote_hits, seg_pos, sweep_time, has_local, has_remote, remote_delay):
+                   remote_entries, remote_hits, seg_pos, sweep_time, has_local, has_remote, remote_delay,
+                   owner_shift):
     """Evaluate one claim timing: which segments are probed, and what the
     probed ones read (their first slot to their stop).
 
@@ -137,7 +138,6 @@ def bottom_up_walk(indptr, indices, heavy, in_frontier, n, N, T, start, stop, ve
     (in CSR order) with the smallest claim time; a local hit is claimed at
     its segment's ``seg_time``, a remote one at the segment's claim time."""
     segments = len(start)
-    owner_shift = _shift(N, n)
     slice_mask = T - 1 if T & (T - 1) == 0 else -1
     seg_time = np.empty(segments, dtype=np.float64)
     claim_time = np.empty(segments, dtype=np.float64)
@@ -250,24 +250,9 @@ def probed_segments(vertex, seg_time, claim_time):
 
 
 @compiled(inline="always")
-def _shift(numerator, denominator):
-    """log2(denominator / numerator) when that is a whole power of two (v *
-    numerator // denominator is then a shift), else -1."""
-    if denominator % numerator:
-        return -1
-    ratio = denominator // numerator
-    if ratio & (ratio - 1):
-        return -1
-    shift = 0
-    while ratio > 1:
-        ratio >>= 1
-        shift += 1
-    return shift
-
-
-@compiled(inline="always")
 def _scaled(value, numerator, denominator, shift):
-    """bfs.partition.scaled_floor of one value: value * numerator // denominator."""
+    """bfs.partition.scaled_floor of one value: value * numerator //
+    denominator, by ``shift`` (bfs.partition.floor_shift) where it is one."""
     if shift >= 0:
         return value >> shift
     return value * numerator // denominator

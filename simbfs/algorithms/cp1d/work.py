@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...bfs.partition import block_owner, block_starts, scaled_floor
+from ...bfs.partition import block_owner, block_starts, floor_shift, scaled_floor
 from ...bfs.adjacency import neighbour_slots
 from ...engine.costs import link_seconds, route_latency
 from ...errors import UserError
@@ -458,7 +458,8 @@ class BottomUpLevel:
         # local hit) and its first remote hit before that (kernels.py).
         (self.seg_start, self.seg_stop, self.seg_vertex, self.seg_thread, self.has_local, self.has_remote,
          first_remote, self.remote_entries, self.remote_hits) = kernels.bottom_up_segments(
-            graph.indptr, graph.indices, light_u, heavy, in_frontier, layout.n, layout.N, T)
+            graph.indptr, graph.indices, light_u, heavy, in_frontier, layout.n, layout.N, T,
+            floor_shift(layout.N, layout.n), floor_shift(T, layout.n))
         seg_node = layout.owner(self.seg_vertex)
         member_of = np.zeros(layout.n, dtype=np.int64)  # a light unvisited vertex's index in light_u
         member_of[light_u] = np.arange(len(light_u))
@@ -499,7 +500,7 @@ class BottomUpLevel:
         counts, probe_stream, answer_stream, new, new_parents = kernels.bottom_up_walk(
             graph.indptr, graph.indices, self.heavy, self.in_frontier, layout.n, layout.N, T, self.seg_start,
             self.seg_stop, self.seg_vertex, self.seg_thread, self.remote_entries, self.remote_hits, self.seg_pos,
-            sweep_time, has_local, has_remote, delay)
+            sweep_time, has_local, has_remote, delay, floor_shift(layout.N, layout.n))
         if options.representation != "edge-list":
             add_counts("edge_entry", counts[0])
         add_counts("bitmap_test", counts[1])  # local checks
