@@ -462,6 +462,33 @@ def test_bottom_up_level_equals_its_entry_by_entry_definition(nodes, threads, se
     assert work.edges_examined == sum(counts["edge_entry"].values())
 
 
+@pytest.mark.parametrize("threads", [2, 3, 7])
+def test_bottom_up_level_is_the_same_on_any_number_of_host_threads(monkeypatch, threads):
+    """The level's probers are cut into runs, one per host thread, and the
+    runs' results put together in order: the LevelWork is the same, array
+    for array, as on one thread."""
+    graph = generate_graph(GraphSpec("kronecker", 9, seed=5))
+    rng = np.random.default_rng(5)
+    layout = Layout(graph, 4, 8, heavy_count=4, index_stride=64)
+    visited = rng.random(graph.num_vertices) < 0.3
+    frontier = np.flatnonzero(visited & (rng.random(graph.num_vertices) < 0.5))
+
+    def level(workers):
+        monkeypatch.setattr(cp1d, "worker_threads", lambda: workers)
+        return cp1d.bottom_up(layout, frontier, visited, CP1DOptions())(PairDelay(4))
+    one, many = level(1), level(threads)
+    assert len(cp1d.bottom_up(layout, frontier, visited, CP1DOptions()).chunks) == threads
+    for name in one.ops:
+        assert np.array_equal(one.ops[name], many.ops[name]), name
+    for a, b in zip(one.streams, many.streams):
+        for field_name in ("sender", "thread", "receiver", "sweep_vertex"):
+            assert np.array_equal(getattr(a, field_name), getattr(b, field_name))
+    assert np.array_equal(one.new_vertices, many.new_vertices)
+    assert np.array_equal(one.new_parents, many.new_parents)
+    assert (one.edges_examined, one.probes_sent, one.responses) == (many.edges_examined, many.probes_sent,
+                                                                   many.responses)
+
+
 # -------------------------------------------------------- 4. CalcDirection
 @pytest.mark.parametrize("edges, unvisited, direction", [
     (11, 10, BOTTOM_UP), (10, 10, TOP_DOWN), (9, 10, TOP_DOWN), (1, 0, BOTTOM_UP), (0, 0, TOP_DOWN),

@@ -21,108 +21,180 @@ work.py is their only caller and states what the quantities mean.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit as _njit
 
-
-def compiled(**options):
-    """numba's njit, its machine code cached beside the source (or in
-    ~/.cache, or NUMBA_CACHE_DIR) so that only the first run after an
-    install compiles it; where no cache location is writable, compiled
-    in each process instead of failing."""
-    def decorate(function):
-        try:
-            return _njit(cache=True, **options)(function)
-        except RuntimeError:  # numba: "cannot cache function ...: no locator available"
-            return _njit(**options)(function)
-    return decorate
+from ...bfs.compiled import compiled, grown as _grown, grown_rows as _grown_rows, modulo as _mod, scaled as _scaled
 
 # Every vertex here is owned by node v * N // n and falls in thread slice
 # v * T // n (bfs.partition): the same integer arithmetic, inlined, with
 # the shifts bfs.partition.floor_shift finds.
 
 
-@compiled(nogil=True)
-def bottom_up_segments(indptr, indices, probers, heavy, in_frontier, n, N, T, owner_shift, slice_shift):
-    """Split every prober's adjacency list into segments, the runs of
-    consecutive entries in one thread slice, and find in each where the
-    sweep stops.
+@compiled(inline="always")
+def _split(indptr, indices, v, node, heavy, in_frontier, n, N, T, owner_shift, slice_shift,
+           start, stop, thread, has_local, first_remote_owner):
+    """Split prober v's adjacency list into segments, the runs of
+    consecutive entries in one thread slice (at most T: the list is sorted,
+    so a slice is one run), and find in each where the sweep stops. Fills,
+    per segment in CSR order: its first slot, its stop (one past its first
+    local hit, else its end), its thread, whether it has a local hit, and
+    the owner of its first remote hit before the stop (-1: none). Returns
+    the number of segments.
 
-    Returns, per segment in CSR order: its first slot, its stop (one past
-    its first local hit, else its end), its vertex and thread, whether it
-    has a local hit, whether a remote hit comes before the stop, the slot
-    of that first remote hit (0 where none), and how many remote entries
-    and remote hits come before the stop (the probes and answers the
-    segment sends if it is probed). A hit is a neighbour in the frontier;
-    an entry is remote when the neighbour's owner is another node and the
-    neighbour is not heavy (heavy vertices are replicated). The shifts are
+    A hit is a neighbour in the frontier; an entry is remote when the
+    neighbour's owner is another node and the neighbour is not heavy
+    (heavy vertices are replicated); ``in_frontier`` and ``heavy`` are
+    bitmaps (_bit). The entries after a stop are not read, only their
+    slices, to find where the next segment starts."""
+    k = -1
+    current = -1  # the slice of segment k
+    stopped = False
+    first_owner = -1
+    for slot in range(indptr[v], indptr[v + 1]):
+        u = indices[slot]
+        slice_ = _scaled(u, T, n, slice_shift)
+        if slice_ != current:
+            if k >= 0:
+                first_remote_owner[k] = first_owner
+                if not stopped:
+                    stop[k] = slot
+            k += 1
+            current = slice_
+            start[k] = slot
+            thread[k] = slice_
+            has_local[k] = False
+            stopped = False
+            first_owner = -1
+        if stopped or not _bit(in_frontier, u):
+            continue
+        owner = _scaled(u, N, n, owner_shift)
+        if owner != node and not _bit(heavy, u):
+            if first_owner < 0:
+                first_owner = owner
+        else:
+            has_local[k] = True
+            stop[k] = slot + 1
+            stopped = True
+    if k >= 0:
+        first_remote_owner[k] = first_owner
+        if not stopped:
+            stop[k] = indptr[v + 1]
+    return k + 1
+
+
+@compiled(inline="always")
+def _bit(bits, i):
+    """Bit i of a bitmap packed as numpy.packbits(..., bitorder="little")
+    does: a set of vertices in an eighth of a bool array's room, so that
+    the random tests stay in the host's cache."""
+    return (bits[i >> 3] >> (i & 7)) & 1
+
+
+@compiled(inline="always")
+def _sweep_position(index, node, thread, member_base, member_span, T):
+    """Where in [0, 1) of its sweep thread ``thread`` of ``node`` reaches
+    the vertex with ``index`` among the vertices swept (the node's are
+    member_base[node] onwards, member_span[node] of them, at least 1).
+    Thread j starts at the j/T point of the node's vertices and wraps
+    around (the paper's staggered starts)."""
+    span = member_span[node]
+    position = index - (member_base[node] + thread * span // T)
+    if position < 0:
+        position += span
+    return position / span
+
+
+@compiled(nogil=True)
+def sweep_positions(index, node, thread, member_base, member_span, T):
+    """_sweep_position of many: work.Layout.sweep_position."""
+    positions = np.empty(len(index), dtype=np.float64)
+    for i in range(len(index)):
+        positions[i] = _sweep_position(index[i], node[i], thread[i], member_base, member_span, T)
+    return positions
+
+
+@compiled(inline="always")
+def _read_slices(seg_time, claim_time, count, read):
+    """Which of one vertex's ``count`` segments are read. A thread reads
+    its slice of v unless v's claim was visible before it arrived: in time
+    order, slice k is read iff its ``seg_time`` is before the earliest
+    ``claim_time`` among the slices read before it. Since a slice's claim
+    time is never before its own read time, that is the same as seg_time
+    <= the earliest claim time over all of v's slices (an unread slice's
+    claim time is after a claim already visible, so it cannot be the
+    minimum), which needs no sort."""
+    earliest = np.inf
+    for k in range(count):
+        earliest = min(earliest, claim_time[k])
+    for k in range(count):
+        read[k] = seg_time[k] <= earliest
+
+
+@compiled(nogil=True)
+def probed_segments(vertex, seg_time, claim_time):
+    """_read_slices over segments of many vertices, each vertex's
+    consecutive (for tests of the rule)."""
+    segments = len(vertex)
+    probed = np.zeros(segments, dtype=np.bool_)
+    first = 0
+    while first < segments:
+        last = first
+        while last < segments and vertex[last] == vertex[first]:
+            last += 1
+        _read_slices(seg_time[first:last], claim_time[first:last], last - first, probed[first:last])
+        first = last
+    return probed
+
+
+@compiled(nogil=True)
+def bottom_up_remote_segments(indptr, indices, probers, first_index, heavy, in_frontier, n, N, T, owner_shift,
+                              slice_shift, member_base, member_span):
+    """The segments with a remote hit before their stop (_split), in CSR
+    order: the prober's node, the first such hit's owner, and the segment's
+    sweep position. What a claim timing is asked about; it does not
+    depend on the timing. ``probers`` may be a run of all the probers,
+    starting at index ``first_index`` among them. The shifts are
     bfs.partition.floor_shift's for N and T over n."""
-    count = 0
-    for i in range(len(probers)):
-        v = probers[i]
-        previous = -1
-        for slot in range(indptr[v], indptr[v + 1]):
-            thread = _scaled(indices[slot], T, n, slice_shift)
-            if thread != previous:
-                count += 1
-                previous = thread
-    start = np.empty(count, dtype=np.int64)
-    stop = np.empty(count, dtype=np.int64)
-    vertex = np.empty(count, dtype=np.int64)
-    seg_thread = np.empty(count, dtype=np.int32)  # below T
-    has_local = np.zeros(count, dtype=np.bool_)
-    has_remote = np.zeros(count, dtype=np.bool_)
-    first_remote = np.zeros(count, dtype=np.int64)
-    remote_entries = np.zeros(count, dtype=np.int32)  # below a vertex's degree
-    remote_hits = np.zeros(count, dtype=np.int32)
-    s = -1
+    start = np.empty(T, dtype=np.int64)
+    stop = np.empty(T, dtype=np.int64)
+    thread = np.empty(T, dtype=np.int64)
+    has_local = np.empty(T, dtype=np.bool_)
+    first_remote_owner = np.empty(T, dtype=np.int64)
+    nodes = np.empty(max(len(probers), 1), dtype=np.int64)
+    owners = np.empty(len(nodes), dtype=np.int64)
+    positions = np.empty(len(nodes), dtype=np.float64)
+    r = 0
     for i in range(len(probers)):
         v = probers[i]
         node = _scaled(v, N, n, owner_shift)
-        previous = -1
-        for slot in range(indptr[v], indptr[v + 1]):
-            u = indices[slot]
-            thread = _scaled(u, T, n, slice_shift)
-            if thread != previous:
-                if previous >= 0 and not has_local[s]:
-                    stop[s] = slot  # the vertex's previous segment ends here
-                s += 1
-                previous = thread
-                start[s] = slot
-                vertex[s] = v
-                seg_thread[s] = thread
-            if has_local[s]:
-                continue  # past the stop
-            if _scaled(u, N, n, owner_shift) != node and not heavy[u]:
-                remote_entries[s] += 1
-                if in_frontier[u]:
-                    remote_hits[s] += 1
-                    if not has_remote[s]:
-                        has_remote[s] = True
-                        first_remote[s] = slot
-            elif in_frontier[u]:
-                has_local[s] = True
-                stop[s] = slot + 1
-        if previous >= 0 and not has_local[s]:
-            stop[s] = indptr[v + 1]
-    return start, stop, vertex, seg_thread, has_local, has_remote, first_remote, remote_entries, remote_hits
+        count = _split(indptr, indices, v, node, heavy, in_frontier, n, N, T, owner_shift, slice_shift,
+                       start, stop, thread, has_local, first_remote_owner)
+        for k in range(count):
+            if first_remote_owner[k] < 0:
+                continue
+            if r == len(nodes):
+                nodes, owners, positions = _grown(nodes), _grown(owners), _grown(positions)
+            nodes[r] = node
+            owners[r] = first_remote_owner[k]
+            positions[r] = _sweep_position(first_index + i, node, thread[k], member_base, member_span, T)
+            r += 1
+    return nodes[:r].copy(), owners[:r].copy(), positions[:r].copy()
 
 
 @compiled(nogil=True)
-def bottom_up_walk(indptr, indices, heavy, in_frontier, n, N, T, start, stop, vertex, seg_thread,
-                   remote_entries, remote_hits, seg_pos, sweep_time, has_local, has_remote, remote_delay,
-                   owner_shift):
-    """Evaluate one claim timing: which segments are probed, and what the
-    probed ones read (their first slot to their stop).
+def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n, N, T, owner_shift, slice_shift,
+                   member_base, member_span, sweep_time, remote_delay):
+    """Evaluate one claim timing: which segments (_split) are probed, and
+    what the probed ones read (their first slot to their stop).
 
-    A segment's thread reaches it at ``seg_time``: its position in [0, 1)
-    of the thread's sweep (``seg_pos``) times the sweep's length on the
-    prober's node (``sweep_time``, per node). Its claim time is its
-    ``seg_time`` if it has a local hit, and
-    at most ``seg_time`` plus its first remote hit's ``remote_delay`` (one
-    value per segment with ``has_remote``, in order) if it has a remote
-    one. Which segments are probed: ``probed_segments``.
+    A segment's thread reaches it at its ``seg_time``: its sweep position
+    (_sweep_position) times the sweep's length on the prober's node
+    (``sweep_time``, per node). Its claim time is its ``seg_time`` if it
+    has a local hit, and at most ``seg_time`` plus its ``remote_delay`` if
+    it has a remote one (one value per segment of
+    bottom_up_remote_segments for the same probers, in its order). Which
+    segments are probed: _read_slices. ``probers`` may be a run of all the
+    probers, starting at index ``first_index`` among them.
 
-    ``remote_entries`` and ``remote_hits`` are bottom_up_segments' counts.
     Counts, per (node, thread) cell (node * T + thread):
 
     0. entries read, at the sweeping thread;
@@ -137,133 +209,90 @@ def bottom_up_walk(indptr, indices, heavy, in_frontier, n, N, T, start, stop, ve
     prober with a hit, in ascending order, and its parent, the first entry
     (in CSR order) with the smallest claim time; a local hit is claimed at
     its segment's ``seg_time``, a remote one at the segment's claim time."""
-    segments = len(start)
     slice_mask = T - 1 if T & (T - 1) == 0 else -1
-    seg_time = np.empty(segments, dtype=np.float64)
-    claim_time = np.empty(segments, dtype=np.float64)
-    r = 0
-    for s in range(segments):
-        seg_time[s] = seg_pos[s] * sweep_time[_scaled(vertex[s], N, n, owner_shift)]
-        t = np.inf
-        if has_local[s]:
-            t = seg_time[s]
-        if has_remote[s]:
-            t = min(t, seg_time[s] + remote_delay[r])
-            r += 1
-        claim_time[s] = t
-    probed = probed_segments(vertex, seg_time, claim_time)
-    probes = 0
-    answers = 0
-    for s in range(segments):
-        if probed[s]:
-            probes += remote_entries[s]
-            answers += remote_hits[s]
+    start = np.empty(T, dtype=np.int64)
+    stop = np.empty(T, dtype=np.int64)
+    thread = np.empty(T, dtype=np.int64)
+    has_local = np.empty(T, dtype=np.bool_)
+    first_remote_owner = np.empty(T, dtype=np.int64)
+    seg_time = np.empty(T, dtype=np.float64)
+    claim_time = np.empty(T, dtype=np.float64)
+    read = np.empty(T, dtype=np.bool_)
     counts = np.zeros((6, N * T), dtype=np.int64)
-    probe_stream = np.empty((4, probes), dtype=np.int64)
-    answer_stream = np.empty((4, answers), dtype=np.int64)
-    claimed = np.empty(segments, dtype=np.int64)
-    parent = np.empty(segments, dtype=np.int64)
+    probe_stream = np.empty((4, max(len(probers), 1)), dtype=np.int64)
+    answer_stream = np.empty((4, max(len(probers), 1)), dtype=np.int64)
+    claimed = np.empty(len(probers), dtype=np.int64)
+    parent = np.empty(len(probers), dtype=np.int64)
     claims = 0
     p = 0
     a = 0
-    current = -1
-    found = False
-    best_time = 0.0
-    best_parent = 0
-    for s in range(segments):
-        v = vertex[s]
-        if v != current:
-            if found:
-                claimed[claims] = current
-                parent[claims] = best_parent
-                claims += 1
-            current = v
-            found = False
-        if not probed[s]:
-            continue
+    r = 0
+    for i in range(len(probers)):
+        v = probers[i]
         node = _scaled(v, N, n, owner_shift)
-        thread = seg_thread[s]
-        sweep_cell = node * T + thread
+        count = _split(indptr, indices, v, node, heavy, in_frontier, n, N, T, owner_shift, slice_shift,
+                       start, stop, thread, has_local, first_remote_owner)
+        for k in range(count):
+            seg_time[k] = (_sweep_position(first_index + i, node, thread[k], member_base, member_span, T)
+                           * sweep_time[node])
+            t = np.inf
+            if has_local[k]:
+                t = seg_time[k]
+            if first_remote_owner[k] >= 0:
+                t = min(t, seg_time[k] + remote_delay[r])
+                r += 1
+            claim_time[k] = t
+        _read_slices(seg_time, claim_time, count, read)
         node_thread = _mod(node, T, slice_mask)
-        counts[0, sweep_cell] += stop[s] - start[s]
-        for slot in range(start[s], stop[s]):
-            u = indices[slot]
-            owner = _scaled(u, N, n, owner_shift)
-            hit = in_frontier[u]
-            if owner != node and not heavy[u]:
-                counts[2, sweep_cell] += 1
-                counts[3, owner * T + node_thread] += 1
-                probe_stream[0, p] = node
-                probe_stream[1, p] = thread
-                probe_stream[2, p] = owner
-                probe_stream[3, p] = v
-                p += 1
-                if not hit:
-                    continue
-                counts[4, owner * T + node_thread] += 1
-                counts[5, node * T + _mod(owner, T, slice_mask)] += 1
-                answer_stream[0, a] = owner
-                answer_stream[1, a] = node_thread
-                answer_stream[2, a] = node
-                answer_stream[3, a] = v
-                a += 1
-                time = claim_time[s]
-            else:
-                counts[1, sweep_cell] += 1
-                if not hit:
-                    continue
-                time = seg_time[s]
-            if not found or time < best_time:
-                found = True
-                best_time = time
-                best_parent = u
-    if found:
-        claimed[claims] = current
-        parent[claims] = best_parent
-        claims += 1
-    return counts, probe_stream, answer_stream, claimed[:claims].copy(), parent[:claims].copy()
-
-
-@compiled(nogil=True)
-def probed_segments(vertex, seg_time, claim_time):
-    """Which segments are read. A thread reads its slice of v unless v's
-    claim was visible before it arrived: in time order, slice k is read iff
-    its ``seg_time`` is before the earliest ``claim_time`` among the slices
-    read before it. Since a slice's claim time is never before its own
-    read time, that is the same as seg_time <= the earliest claim time over
-    all of v's slices (an unread slice's claim time is after a claim
-    already visible, so it cannot be the minimum), which needs no sort:
-    one minimum per vertex. A vertex's segments are consecutive."""
-    segments = len(vertex)
-    probed = np.zeros(segments, dtype=np.bool_)
-    first = 0
-    while first < segments:
-        last = first
-        earliest = np.inf
-        while last < segments and vertex[last] == vertex[first]:
-            earliest = min(earliest, claim_time[last])
-            last += 1
-        for s in range(first, last):
-            probed[s] = seg_time[s] <= earliest
-        first = last
-    return probed
-
-
-@compiled(inline="always")
-def _scaled(value, numerator, denominator, shift):
-    """bfs.partition.scaled_floor of one value: value * numerator //
-    denominator, by ``shift`` (bfs.partition.floor_shift) where it is one."""
-    if shift >= 0:
-        return value >> shift
-    return value * numerator // denominator
-
-
-@compiled(inline="always")
-def _mod(value, modulus, mask):
-    """value % modulus of a non-negative value; a mask when the modulus is a power of two."""
-    if mask >= 0:
-        return value & mask
-    return value % modulus
+        found = False
+        best_time = 0.0
+        best_parent = 0
+        for k in range(count):
+            if not read[k]:
+                continue
+            sweep_cell = node * T + thread[k]
+            counts[0, sweep_cell] += stop[k] - start[k]
+            for slot in range(start[k], stop[k]):
+                u = indices[slot]
+                owner = _scaled(u, N, n, owner_shift)
+                hit = _bit(in_frontier, u)
+                if owner != node and not _bit(heavy, u):
+                    counts[2, sweep_cell] += 1
+                    counts[3, owner * T + node_thread] += 1
+                    if p == probe_stream.shape[1]:
+                        probe_stream = _grown_rows(probe_stream)
+                    probe_stream[0, p] = node
+                    probe_stream[1, p] = thread[k]
+                    probe_stream[2, p] = owner
+                    probe_stream[3, p] = v
+                    p += 1
+                    if not hit:
+                        continue
+                    counts[4, owner * T + node_thread] += 1
+                    counts[5, node * T + _mod(owner, T, slice_mask)] += 1
+                    if a == answer_stream.shape[1]:
+                        answer_stream = _grown_rows(answer_stream)
+                    answer_stream[0, a] = owner
+                    answer_stream[1, a] = node_thread
+                    answer_stream[2, a] = node
+                    answer_stream[3, a] = v
+                    a += 1
+                    time = claim_time[k]
+                else:
+                    counts[1, sweep_cell] += 1
+                    if not hit:
+                        continue
+                    time = seg_time[k]
+                if not found or time < best_time:
+                    found = True
+                    best_time = time
+                    best_parent = u
+        if found:
+            claimed[claims] = v
+            parent[claims] = best_parent
+            claims += 1
+    return (counts, probe_stream[:, :p].copy(), answer_stream[:, :a].copy(), claimed[:claims].copy(),
+            parent[:claims].copy())
 
 
 @compiled(nogil=True)

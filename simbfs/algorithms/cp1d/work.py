@@ -63,9 +63,11 @@ per-thread counters then price each node's simulated time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
+from ...bfs.parallel import balanced_chunks, in_parallel, worker_threads
 from ...bfs.partition import block_owner, block_starts, floor_shift, scaled_floor
 from ...bfs.adjacency import neighbour_slots
 from ...engine.costs import link_seconds, route_latency
@@ -196,22 +198,14 @@ class Layout:
         vertex range and wraps around (the paper's staggered starts). With
         ``members`` (a sorted vertex set) and each vertex's index in it, the
         sweep walks only those."""
+        from . import kernels  # here: numba loads only for the runs that use it
         if members is None:
             base, span, index = self.starts[:-1], self.local_vertices, vertices
         else:
             bounds = np.searchsorted(members, self.starts)
             base, span, index = bounds[:-1], np.maximum(np.diff(bounds), 1), member_index
-        # Per (node, thread) cell: where the thread's sweep starts, and the
-        # node's span; then every vertex's offset from its thread's start.
-        T = self.T
-        cell_span = np.repeat(span, T)
-        cell_start = np.repeat(base, T) + np.tile(np.arange(T), len(span)) * cell_span // T
-        cell = ranks * T + thread
-        position = index - cell_start[cell]
-        span = cell_span[cell]
-        # (index - offset) mod span, without a division: both lie in [0, span)
-        position += span * (position < 0)
-        return position / span
+        return kernels.sweep_positions(np.asarray(index, dtype=np.int64), np.asarray(ranks, dtype=np.int64),
+                                       np.asarray(thread, dtype=np.int64), base, span, self.T)
 
 
 # ------------------------------------------------------------ level work
@@ -454,29 +448,32 @@ class BottomUpLevel:
         self.heavy_u = unvisited[heavy[unvisited]]
         # Segments: (prober, thread slice) runs of a light unvisited
         # vertex's entries (sorted by neighbour id, so a vertex's slices are
-        # consecutive runs); where each one's sweep stops (after its first
-        # local hit) and its first remote hit before that (kernels.py).
-        (self.seg_start, self.seg_stop, self.seg_vertex, self.seg_thread, self.has_local, self.has_remote,
-         first_remote, self.remote_entries, self.remote_hits) = kernels.bottom_up_segments(
-            graph.indptr, graph.indices, light_u, heavy, in_frontier, layout.n, layout.N, T,
-            floor_shift(layout.N, layout.n), floor_shift(T, layout.n))
-        seg_node = layout.owner(self.seg_vertex)
-        member_of = np.zeros(layout.n, dtype=np.int64)  # a light unvisited vertex's index in light_u
-        member_of[light_u] = np.arange(len(light_u))
-        self.seg_pos = layout.sweep_position(self.seg_vertex, self.seg_thread, seg_node, members=light_u,
-                                             member_index=member_of[self.seg_vertex])
+        # consecutive runs), each read up to its first local hit; the
+        # compiled loops (kernels.py) find them again at every evaluation
+        # instead of keeping them. A prober's sweep position needs its index
+        # among the probers, and its node's first index and count.
+        self.probers = light_u
+        bounds = np.searchsorted(light_u, layout.starts)
+        self.member_base, self.member_span = bounds[:-1], np.maximum(np.diff(bounds), 1)
+        self.shifts = floor_shift(layout.N, layout.n), floor_shift(T, layout.n)
+        self.bits = np.packbits(heavy, bitorder="little"), np.packbits(in_frontier, bitorder="little")
         # The segments with a remote hit before their stop: the prober's
         # node, the first such hit's owner, and the segment's position (the
         # claim timing is asked about these only).
-        self.remote_node = seg_node[self.has_remote]
-        self.first_remote_node = layout.owner(graph.indices[first_remote[self.has_remote]].astype(np.int64))
-        self.remote_pos = self.seg_pos[self.has_remote]
+        # The probers in runs of about equal entries, one per thread: the
+        # loops are independent per prober, and their results are put
+        # together in the probers' order, so they are the same however many.
+        self.chunks = balanced_chunks(layout.degree[light_u], worker_threads())
+        remote = in_parallel([partial(kernels.bottom_up_remote_segments, graph.indptr, graph.indices, light_u[run],
+                                      run.start, *self.bits, layout.n, layout.N, T, *self.shifts, self.member_base,
+                                      self.member_span) for run in self.chunks])
+        self.remote_bounds = np.cumsum([0] + [len(part[0]) for part in remote])
+        self.remote_node, self.first_remote_node, self.remote_pos = (np.concatenate(parts) for parts in zip(*remote))
 
     def __call__(self, claim_delay) -> LevelWork:
         from . import kernels
         layout, options = self.layout, self.options
         T = layout.T
-        has_local, has_remote = self.has_local, self.has_remote
         # The sweep's tables, shared; a table this evaluation adds to is
         # replaced by the sum (the base is evaluated again with another timing).
         ops = dict(self.base_ops)
@@ -497,10 +494,16 @@ class BottomUpLevel:
                                 self.remote_pos * sweep_time[self.remote_node])
         # Which segments are probed, and the entries they read (kernels.py).
         graph = layout.graph
-        counts, probe_stream, answer_stream, new, new_parents = kernels.bottom_up_walk(
-            graph.indptr, graph.indices, self.heavy, self.in_frontier, layout.n, layout.N, T, self.seg_start,
-            self.seg_stop, self.seg_vertex, self.seg_thread, self.remote_entries, self.remote_hits, self.seg_pos,
-            sweep_time, has_local, has_remote, delay, floor_shift(layout.N, layout.n))
+        bounds = self.remote_bounds
+        parts = in_parallel([partial(kernels.bottom_up_walk, graph.indptr, graph.indices, self.probers[run], run.start,
+                                     *self.bits, layout.n, layout.N, T, *self.shifts, self.member_base,
+                                     self.member_span, sweep_time, delay[bounds[k]:bounds[k + 1]])
+                             for k, run in enumerate(self.chunks)])
+        counts = parts[0][0]
+        for part in parts[1:]:
+            counts = counts + part[0]
+        probe_stream, answer_stream, new, new_parents = (np.concatenate(pieces, axis=-1)
+                                                         for pieces in list(zip(*parts))[1:])
         if options.representation != "edge-list":
             add_counts("edge_entry", counts[0])
         add_counts("bitmap_test", counts[1])  # local checks
@@ -582,9 +585,8 @@ def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, c
     backward = 0
     per_packet_plain = float(np.floor(payload_bytes / cp.uncompressed_entry_bytes))
     room = payload_bytes - cp.compressed_header_bytes
-    for s in streams:
-        if len(s.sender) == 0:
-            continue
+
+    def encoded(s: Streams):
         sender, thread, receiver, vertex = s.sender, s.thread, s.receiver, s.sweep_vertex
 
         def channel(by_receiver):
@@ -594,18 +596,24 @@ def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, c
         # The levels give their streams grouped by sender (top-down probes
         # and bottom-up probes) or by receiver (bottom-up answers), each
         # stream in sweep order; anything else is put in that order first.
-        ok, stream_payload, stream_packets, stream_edges, sent = channel(False)
-        if not ok:
-            ok, stream_payload, stream_packets, stream_edges, sent = channel(True)
-        if not ok:
+        result = channel(False)
+        if not result[0]:
+            result = channel(True)
+        if not result[0]:
             order = np.lexsort((vertex, receiver, thread, sender))
             sender, thread, receiver, vertex = sender[order], thread[order], receiver[order], vertex[order]
-            ok, stream_payload, stream_packets, stream_edges, sent = channel(False)
+            result = channel(False)
+        return result
+
+    # the channels on threads (kernels.stream_bytes releases the GIL), added up in order
+    sent = [s for s in streams if len(s.sender)]
+    for s, (_, stream_payload, stream_packets, stream_edges, packets_sent) in zip(
+            sent, in_parallel([partial(encoded, s) for s in sent])):
         payload += stream_payload
         packets += stream_packets
         edges += stream_edges
         if s.channel == "backward":
-            backward += int(sent)
+            backward += int(packets_sent)
     return Traffic(payload.reshape(N, N), packets.reshape(N, N), edges.reshape(N, N), backward)
 
 

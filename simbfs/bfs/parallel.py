@@ -1,0 +1,43 @@
+"""Independent parts of a compiled loop on the host's cores.
+
+The compiled loops (numba, ``nogil=True``) release the GIL, so threads run
+them at once. A loop over independent items (a level's probers, say) is
+cut into contiguous runs, one per thread, and the runs' results are put
+together in the items' order: integer counts added, lists concatenated.
+The result is then the same, bit for bit, whatever the number of threads.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+
+def worker_threads() -> int:
+    """Threads a compiled loop over independent parts may use: the host's
+    cores, at most 4 (as the validator's gathers)."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def balanced_chunks(weights: np.ndarray, chunks: int) -> list[slice]:
+    """Contiguous slices of ``weights``' items, about equal in total weight,
+    at most ``chunks`` of them (fewer when there are fewer items)."""
+    if chunks <= 1 or len(weights) < 2:
+        return [slice(0, len(weights))]
+    total = np.cumsum(weights, dtype=np.float64)
+    cuts = np.searchsorted(total, total[-1] * np.arange(1, chunks) / chunks)
+    bounds = np.unique(np.concatenate([[0], cuts, [len(weights)]]))
+    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def in_parallel(calls: list) -> list:
+    """Run the calls (compiled loops with nogil=True, so they run at once)
+    on up to worker_threads() threads and return their results in the
+    calls' order, whatever the number of threads."""
+    workers = min(len(calls), worker_threads())
+    if workers <= 1:
+        return [call() for call in calls]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(lambda call: call(), calls))
