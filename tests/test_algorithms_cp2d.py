@@ -144,3 +144,88 @@ def test_cli_refuses_a_node_count_without_a_grid(tmp_path, monkeypatch, capsys):
     assert code != 0
     assert "power of two" in capsys.readouterr().err
 
+
+
+def reference_scan(graph, frontier, vis, visited, N, R):
+    """One level's scan and claims as the module docstring defines them,
+    stated over sets: node (row(v), col(u)) holds entry (u, v); per
+    (grid column, target) not in Vis it packs one pair with the smallest
+    parent; the owner claims each unvisited target with its smallest
+    parent."""
+    n = graph.num_vertices
+    entries, packed, unpacked = [0] * N, [0] * N, [0] * N
+    pairs = {}
+    smallest = {}
+    for u in frontier:
+        column = u * N // n // R
+        for v in graph.indices[graph.indptr[u]:graph.indptr[u + 1]].tolist():
+            entries[column * R + v * N // n % R] += 1
+            if (column, v) not in vis:
+                smallest[column, v] = min(u, smallest.get((column, v), u))
+    claims = {}
+    for (column, v), u in smallest.items():
+        owner = v * N // n
+        holder = column * R + owner % R
+        if holder != owner:
+            packed[holder] += 1
+            unpacked[owner] += 1
+            pairs[holder, owner] = pairs.get((holder, owner), 0) + 1
+        if v not in visited:
+            claims[v] = min(u, claims.get(v, u))
+    vis_after = set(vis) | set(smallest) | {(v * N // n // R, v) for v in claims}
+    return entries, packed, unpacked, pairs, claims, vis_after
+
+
+@pytest.mark.parametrize("nodes,divide", [(8, False), (16, False), (16, True)])
+def test_scan_equals_its_entry_by_entry_definition(graph, nodes, divide):
+    """The compiled scan (cp2d/kernels.py) against the set-based definition,
+    on random frontiers, Vis and visited sets; ``divide`` forces the owner's
+    division path instead of the shift."""
+    from simbfs.algorithms.cp2d.kernels import claim_targets, top_down_scan
+    from simbfs.bfs.partition import floor_shift
+    n = graph.num_vertices
+    R, C = cp2d.grid_shape(nodes)
+    stride = -(-n // 8) * 8
+    rng = np.random.default_rng(nodes)
+    for _ in range(3):
+        frontier = np.sort(rng.choice(n, size=rng.integers(1, n // 4), replace=False)).astype(np.int64)
+        visited = set(rng.choice(n, size=n // 3, replace=False).tolist()) | set(frontier.tolist())
+        vis = {(int(c), int(v)) for c, v in zip(rng.integers(0, C, n), rng.integers(0, n, n))}
+        vis_bits = np.zeros(stride * C // 8, dtype=np.uint8)
+        for c, v in vis:
+            vis_bits[(c * stride + v) >> 3] |= np.uint8(1 << ((c * stride + v) & 7))
+        visited_bits = np.zeros(-(-n // 8), dtype=np.uint8)
+        for v in visited:
+            visited_bits[v >> 3] |= np.uint8(1 << (v & 7))
+        best = np.full(n, -1, dtype=np.int64)
+        shift = -1 if divide else floor_shift(nodes, n)
+        entries, packed, unpacked, pairs, targets, parents = top_down_scan(
+            graph.indptr, graph.indices, frontier, vis_bits, stride, visited_bits, n, nodes, R, shift)
+        claimed = claim_targets(targets, parents, best, vis_bits, stride, visited_bits, n, nodes, R, shift)
+        e, p, u, pr, claims, vis_after = reference_scan(graph, frontier.tolist(), vis, visited, nodes, R)
+        assert entries.tolist() == e and packed.tolist() == p and unpacked.tolist() == u
+        assert {divmod(int(k), nodes): int(c) for k, c in enumerate(pairs) if c} == pr
+        assert {int(v): int(best[v]) for v in claimed} == claims and len(claimed) == len(claims)
+        assert {(c, v) for c in range(C) for v in range(n)
+                if vis_bits[(c * stride + v) >> 3] >> ((c * stride + v) & 7) & 1} == vis_after
+        assert {v for v in range(n) if visited_bits[v >> 3] >> (v & 7) & 1} == visited | set(claims)
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_a_search_is_the_same_on_any_number_of_host_threads(graph, monkeypatch, threads):
+    """The scan runs on whole grid columns per host thread; the search
+    (parents, and every level's record) is the same as on one thread."""
+    sim = Simulation(bgq(16), 16)
+    root = int(search_keys(graph, 1, seed=5)[0])
+
+    runs = []
+    column_runs = cp2d._Run.column_runs
+    monkeypatch.setattr(cp2d._Run, "column_runs", lambda self, f: runs.append(column_runs(self, f)) or runs[-1])
+
+    def search(workers):
+        monkeypatch.setattr(cp2d, "worker_threads", lambda: workers)
+        return ALGORITHMS["cp2d"].run(sim, graph, root)
+    one, many = search(1), search(threads)
+    assert max(len(r) for r in runs) == threads
+    assert np.array_equal(one.parent, many.parent)
+    assert one.time_s == many.time_s and one.levels == many.levels

@@ -80,11 +80,12 @@ real graph; the resulting parent array is validated by the runner.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
-from ...bfs.keyed import smallest_per_key
-from ...bfs.partition import block_owner, block_starts
+from ...bfs.parallel import balanced_chunks, in_parallel, worker_threads
+from ...bfs.partition import block_owner, block_starts, floor_shift
 from ...bfs.direction import TOP_DOWN
 from ...engine import NULL_RECORDER, Simulation, run_node_programs
 from ...errors import UserError
@@ -94,7 +95,6 @@ from ..base import Algorithm
 from ...records import LevelRecord, RootRun
 from ..cp1d import work as cp1d
 from ..cp1d.pricing import PARENT_BYTES, Residents, memory_seconds, op_cycles, open_packet_bytes
-from ..bsp1d.execute import gather_adjacency
 
 # Bytes of one frontier vertex in an expand list: a 32-bit id local to its
 # block (our assumption; the SC12 format is not in ../shared).
@@ -234,9 +234,17 @@ class _Run:
         self.row_of = ranks % self.R
         self.same_col = self.col_of[:, None] == self.col_of[None, :]
         np.fill_diagonal(self.same_col, False)
-        # Vis of every node over its row's set, as bits of key v * C + c
-        # (node (row(v), c)): set for the vertices it sent or claimed.
-        self.vis = np.zeros(-(-(self.n * self.C) // 8), dtype=np.uint8)
+        # Vis of every node over its row's set, as bits of key c * stride + v
+        # (node (row(v), c)): set for the vertices it sent or claimed. Column
+        # first, because the scan reads the frontier in ascending order, so
+        # its grid column never decreases and the bits it tests at any time
+        # are one column's n, a slice that stays in the host's cache.
+        self._stride = -(-self.n // 8) * 8  # a column's bits in whole bytes: threads write their own
+        self.vis = np.zeros(self._stride * self.C // 8, dtype=np.uint8)
+        self._visited = np.zeros(-(-self.n // 8), dtype=np.uint8)  # bits: parent >= 0 (cached by the scan)
+        self._visited[root >> 3] |= np.uint8(1 << (root & 7))
+        self._best = np.full(self.n, -1, dtype=np.int64)  # the claims' scratch
+        self._owner_shift = floor_shift(self.N, self.n)
         self.residents = residents(self.machine, self.n, self.R, self.C, float(self.local_vertices.max()))
         node = self.machine.node
         self.threads = min(self.cp.threads, int(node.cores * node.threads_per_core))
@@ -251,16 +259,21 @@ class _Run:
     def owner(self, vertices: np.ndarray) -> np.ndarray:
         return block_owner(vertices, self.n, self.N)
 
+    def column_runs(self, frontier: np.ndarray) -> list[slice]:
+        """The ascending frontier in runs of whole grid columns, about equal
+        in entries, one per host thread: a column's Vis bits are written by
+        its run only, and the runs' counts and claim candidates are put
+        together in order, so the level is the same however many runs."""
+        columns, first = np.unique(self.owner(frontier) // self.R, return_index=True)
+        bounds = np.append(first, len(frontier))
+        entries = np.add.reduceat(self.graph.degree[frontier], first) if len(frontier) else np.zeros(0)
+        return [slice(int(bounds[run.start]), int(bounds[run.stop]))
+                for run in balanced_chunks(entries, worker_threads())] if len(frontier) else [slice(0, 0)]
+
     # ------------------------------------------------------------ compute
     def phase_seconds(self, ops: dict) -> np.ndarray:
         """Per node: :func:`phase_seconds` of the node's operation counts."""
         return phase_seconds(self.machine, self.residents, self.threads, ops)
-
-    def _bits(self, keys: np.ndarray) -> np.ndarray:
-        return ((self.vis[keys >> 3] >> (keys & 7).astype(np.uint8)) & 1) == 1
-
-    def _set_bits(self, keys: np.ndarray) -> None:
-        np.bitwise_or.at(self.vis, keys >> 3, (np.uint8(1) << (keys & 7).astype(np.uint8)))
 
     def level_work(self) -> _Level:
         if self._work is not None:
@@ -282,40 +295,35 @@ class _Run:
         unpacked_ids = per_col(np.where(as_list, fc, 0.0))  # set In bits from received ids
         index_words = per_col(np.where(as_list | (fc == 0), 0.0, np.ceil(bitmap_bytes / WORD_BYTES)))
         col_frontier = per_col(fc)
-        # 2. scan: the entries of the frontier, at node (row(v), col(u))
-        sources, targets = gather_adjacency(self.graph, F)
-        col_u = self.owner(sources) // R
-        b_v = self.owner(targets)
-        holder = col_u * R + b_v % R
-        entries = np.bincount(holder, minlength=N).astype(np.float64)
-        keys = targets * C + col_u
-        fresh = ~self._bits(keys)
-        # Out: one pair per (node, target), the smallest source (the frontier
-        # is read in ascending order, so the first entry met has it).
-        pair_key, pair_parent = smallest_per_key(keys[fresh], sources[fresh])
-        pair_v = pair_key // C
-        pair_holder = (pair_key % C) * R + self.owner(pair_v) % R
-        pair_owner = self.owner(pair_v)
-        remote = pair_holder != pair_owner
-        scan_ops = scan_operations(unpacked_ids, index_words, col_frontier, entries,
-                                   np.bincount(pair_holder[remote], minlength=N).astype(np.float64))
+        # 2-4. scan, fold and claims (kernels.top_down_scan): node
+        # (row(v), col(u)) holds entry (u, v), packs one pair per target its
+        # Vis does not hold, with the smallest parent, for Owner(v) in its
+        # grid row; the owner claims the unvisited ones, smallest parent first
+        from . import kernels  # here: numba loads only for the runs that use it
+        graph = self.graph
+        parts = in_parallel([partial(kernels.top_down_scan, graph.indptr, graph.indices, F[run], self.vis,
+                                     self._stride, self._visited, self.n, N, R, self._owner_shift)
+                             for run in self.column_runs(F)])
+        entries, packed, unpacked, pair_counts = (np.sum(pieces, axis=0) if len(parts) > 1 else pieces[0]
+                                                  for pieces in list(zip(*parts))[:4])
+        claimed = kernels.claim_targets(np.concatenate([part[4] for part in parts]),
+                                        np.concatenate([part[5] for part in parts]), self._best, self.vis,
+                                        self._stride, self._visited, self.n, N, R, self._owner_shift)
+        new = np.sort(claimed)
+        new_parents = self._best[new]
+        self._best[new] = -1
+        claimers = self.owner(new)
+        scan_ops = scan_operations(unpacked_ids, index_words, col_frontier, entries.astype(np.float64),
+                                   packed.astype(np.float64))
         # 3. fold
-        cell = pair_holder[remote] * N + pair_owner[remote]
-        pair_counts = np.bincount(cell, minlength=N * N).astype(np.float64)
         per_packet = float(np.floor(self.machine.network.packet_payload_bytes / self.cp.uncompressed_entry_bytes))
+        pair_counts = pair_counts.astype(np.float64)
         fold_payload = (pair_counts * self.cp.uncompressed_entry_bytes).reshape(N, N)
         fold_packets = np.ceil(pair_counts / per_packet).reshape(N, N)
-        # 4. owners claim: the smallest parent among unvisited targets
-        candidate = self.parent[pair_v] < 0
-        new, new_parents = smallest_per_key(pair_v[candidate], pair_parent[candidate])
-        claimers = self.owner(new)
         recv_ops = {
-            "unpack": np.bincount(pair_owner[remote], minlength=N).astype(np.float64),
+            "unpack": unpacked.astype(np.float64),
             "claim": np.bincount(claimers, minlength=N).astype(np.float64),
         }
-        # Vis: every pair sent or claimed in place, and every claim at its owner
-        self._set_bits(pair_key)
-        self._set_bits(new * C + self.col_of[claimers])
         pack_s = self.phase_seconds(pack_ops)
         scan_s = self.phase_seconds(scan_ops)
         recv_s = self.phase_seconds(recv_ops)
@@ -325,7 +333,7 @@ class _Run:
             expand_payload=expand_payload, fold_payload=fold_payload, fold_packets=fold_packets,
             new_vertices=new, new_parents=new_parents,
             next_counts=np.bincount(claimers, minlength=N),
-            edges_examined=int(len(targets)), edges_sent=int(remote.sum()),
+            edges_examined=int(entries.sum()), edges_sent=int(packed.sum()),
         )
         return self._work
 
