@@ -134,3 +134,10 @@ def aligned_bytes(sizes, alignment_bytes: float) -> float:
     """Main-memory bytes of blocks of ``sizes``, each rounded up to the alignment."""
     a = alignment_bytes
     return float((np.ceil(np.asarray(sizes, dtype=np.float64) / a) * a).sum())
+
+
+def exact_in_any_order(*values: np.ndarray) -> bool:
+    """Whether every sum of these values, in any order, is exact in
+    floating point: they are whole numbers and no partial sum can reach
+    2**53 (checked with room to spare)."""
+    return all(bool(np.all(v == np.floor(v))) and float(np.abs(v).sum()) < 2.0**52 for v in values)

@@ -27,7 +27,8 @@ import numpy as np
 import simpy
 
 from ..machine.model import MessagingModel, NetworkModel
-from .costs import NO_EXCHANGE, ExchangeCost, exchange_cost, link_seconds, port_seconds, route_latency
+from .costs import (NO_EXCHANGE, ExchangeCost, exact_in_any_order, exchange_cost, link_seconds, port_seconds,
+                    route_latency)
 from .messaging import DirectPackets, MessagingLayer
 from .topology import Topology
 
@@ -131,7 +132,9 @@ class Network:
         payload = np.asarray(payload_bytes, dtype=np.float64).reshape(-1)
         # Work on the pairs that talk: small levels touch few of the N^2.
         pairs = np.flatnonzero(payload)
-        pairs = pairs[pairs // n != pairs % n]  # a node's messages to itself stay home
+        senders, receivers = np.divmod(pairs, n)
+        away = senders != receivers  # a node's messages to itself stay home
+        pairs, senders, receivers = pairs[away], senders[away], receivers[away]
         if len(pairs) == 0:
             zero = np.zeros(n)
             return TrafficLoads(zero, zero, 0.0, 0.0, zero, zero, zero, zero, 0.0, 0.0)
@@ -141,7 +144,6 @@ class Network:
         else:
             counts = np.asarray(packets, dtype=np.float64).reshape(-1)[pairs]
         wire = model.wire_bytes(sizes, counts)
-        senders, receivers = pairs // n, pairs % n
         link = 0.0
         if self.topology.num_links:
             dense = np.zeros(n * n)
@@ -182,7 +184,7 @@ class Network:
         sizes = flat[pairs]
         counts = self.model.packets(sizes) if given is None else given[pairs]
         wire = self.model.wire_bytes(sizes, counts)
-        if _whole_sums(sizes, counts, wire):
+        if exact_in_any_order(sizes, counts, wire):
             # whole numbers: every sum is exact, whatever its order
             def total(index, values, length):  # (float also without values)
                 return np.bincount(index, weights=values, minlength=length).astype(np.float64, copy=False)
@@ -233,10 +235,3 @@ class Network:
             inject_s=float(loads.inject_s.max()), eject_s=float(loads.eject_s.max()), link_s=loads.link_s,
             latency_s=loads.latency_s, overhead_s=float(per_node.max()),
             packets=int(loads.packets_out.sum()), payload_bytes=loads.payload_bytes, wire_bytes=loads.wire_bytes)
-
-
-def _whole_sums(*values: np.ndarray) -> bool:
-    """Whether every sum of these values, in any order, is exact in
-    floating point: they are whole numbers and no partial sum can reach
-    2**53 (checked with room to spare)."""
-    return all(bool(np.all(v == np.floor(v))) and float(np.abs(v).sum()) < 2.0**52 for v in values)

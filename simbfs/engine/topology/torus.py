@@ -9,6 +9,7 @@ import numpy as np
 from ...errors import UserError
 from ...machine.model import NetworkModel
 from ...machine.schema import IntList, ShapeTable
+from ..costs import exact_in_any_order
 from .base import Topology
 
 
@@ -158,13 +159,25 @@ class Torus(Topology):
         over src_0..src_{k-1} and dst_{k+1}..dst_{D-1}: per ring ("line") an
         n_k x n_k matrix, multiplied by the ring's path table. Cost
         O(N^2) per dimension, no per-message work.
+
+        When every sum of the traffic is exact (whole numbers of bytes, far
+        below 2^53), the sums over the sources are built up one dimension
+        after the other, each from the last, which reads the matrix about
+        2.7 times instead of D times; the loads are the same numbers.
         """
         D = self.ndim
         tensor = traffic.reshape(self.shape + self.shape)  # axes s_0..s_{D-1}, t_0..t_{D-1}
         loads = np.zeros((self.nodes, D, 2))
+        exact = exact_in_any_order(traffic)
+        sources_summed = tensor  # exact only: summed over s_0..s_{k-1}, axes s_k..s_{D-1}, t_0..t_{D-1}
         for k in range(D):
-            summed_axes = tuple(range(k)) + tuple(D + j for j in range(k + 1, D))
-            reduced = tensor.sum(axis=summed_axes) if summed_axes else tensor
+            if exact:
+                later_targets = tuple(range(sources_summed.ndim - (D - k - 1), sources_summed.ndim))
+                reduced = sources_summed.sum(axis=later_targets) if later_targets else sources_summed
+                sources_summed = sources_summed.sum(axis=0)
+            else:
+                summed_axes = tuple(range(k)) + tuple(D + j for j in range(k + 1, D))
+                reduced = tensor.sum(axis=summed_axes) if summed_axes else tensor
             # remaining axes in order: s_k, s_{k+1}..s_{D-1}, t_0..t_k
             n_after = D - k - 1
             s_k, s_after = 0, list(range(1, 1 + n_after))
