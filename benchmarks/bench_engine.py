@@ -1,9 +1,9 @@
 """Wall time of a simbfs run against scipy's BFS on the same graph.
 
-The bar (issue 2): `simbfs run bluegene_q --nodes 1024 --scale 20 --roots 1`
-(direction-optimising 1D) takes at most 3x the time of
-`scipy.sparse.csgraph.breadth_first_order` on the same graph, in the same
-process. The graph is generated (and cached) first, so neither side pays for
+The bars: `simbfs run bluegene_q --nodes 1024 --scale 20 --roots 1
+--algorithm bsp1d-do` (the generic direction-optimising 1D code) takes at
+most 3x the time of `scipy.sparse.csgraph.breadth_first_order` on the same
+graph, in the same process (issue 2), and at most 2x (issue 16). The graph is generated (and cached) first, so neither side pays for
 generation; the simbfs side is the whole command as a user runs it: loading
 the cached graph, choosing the search key, simulating 1,024 node processes,
 validating the tree and writing the report. The parts are timed separately
@@ -39,6 +39,9 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=1024)
     parser.add_argument("--machine", default="bluegene_q")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--algorithm", default="bsp1d-do",
+                        help="the algorithm of the command and of the parts (default bsp1d-do, which the bars name; "
+                             "the machine's own default may be another)")
     args = parser.parse_args()
 
     spec = GraphSpec("kronecker", args.scale)
@@ -52,7 +55,7 @@ def main() -> None:
     scipy_s = best_time(lambda: breadth_first_order(matrix, root, directed=True, return_predecessors=True),
                         args.repeats)
     command = ["run", args.machine, "--nodes", str(args.nodes), "--scale", str(args.scale),
-               "--roots", "1", "--quiet"]
+               "--roots", "1", "--quiet", "--algorithm", args.algorithm]
 
     def whole_command():
         with contextlib.redirect_stdout(io.StringIO()):
@@ -67,14 +70,14 @@ def main() -> None:
     unvalidated_s = best_time(without_validation, args.repeats)
     load_s = best_time(lambda: load_graph(spec), args.repeats)
     sim = Simulation(load_machine(args.machine), args.nodes)
-    algorithm = get_algorithm("bsp1d-do")
+    algorithm = get_algorithm(args.algorithm)
     result = algorithm.run(sim, graph, root)
     simulate_s = best_time(lambda: algorithm.run(sim, graph, root), args.repeats)
     validate_s = best_time(lambda: validate_bfs_tree(graph, root, result.parent), args.repeats)
 
     print(f"# {describe_computer()}")
     print(f"workload: kronecker scale {args.scale} ({graph.num_vertices:,} vertices, "
-          f"{len(graph.indices):,} CSR entries), {args.machine} with {args.nodes} nodes, root {root}, "
+          f"{len(graph.indices):,} CSR entries), {args.machine} with {args.nodes} nodes, {args.algorithm}, root {root}, "
           f"{len(result.levels)} levels; best of {args.repeats}")
     print(f"{'part':<34}{'seconds':>9}{'x scipy':>9}")
     rows = [
@@ -87,9 +90,10 @@ def main() -> None:
     ]
     for name, seconds in rows:
         print(f"{name:<34}{seconds:>9.3f}{seconds / scipy_s:>9.2f}")
-    for name, seconds in (("whole command", command_s), ("simulation alone", simulate_s)):
-        verdict = "meets" if seconds / scipy_s <= 3 else "MISSES"
-        print(f"bar (<= 3x scipy), {name}: {seconds / scipy_s:.2f}x, {verdict} it")
+    for name, seconds, bar in (("whole command", command_s, 3), ("whole command", command_s, 2),
+                               ("simulation alone", simulate_s, 3)):
+        verdict = "meets" if seconds / scipy_s <= bar else "MISSES"
+        print(f"bar (<= {bar}x scipy), {name}: {seconds / scipy_s:.2f}x, {verdict} it")
 
 
 if __name__ == "__main__":
