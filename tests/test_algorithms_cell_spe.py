@@ -147,3 +147,100 @@ def test_the_runner_passes_its_recorder_and_the_recorder_never_changes_timing():
     assert json.dumps(traced, sort_keys=True) == json.dumps(run(RunConfig(**config)), sort_keys=True)
     kinds = {span.what for span in recorder.spans}
     assert {"dispatch", "bitmap", "fetch", "gather"} <= kinds
+
+
+def reference_chunk_starts(list_bytes, entry_bytes, bg_bytes, q_cap, max_lists):
+    """The greedy bG fill stated list by list: from each start, take lists
+    while the chunk's bytes, every SPE's entry bytes and the list count
+    stay within their bounds (whole-number sizes, so the sums are exact)."""
+    count, N = entry_bytes.shape
+    starts, s = [0], 0
+    while True:
+        end = s
+        while (end < count and end - s < max_lists and sum(list_bytes[s:end + 1]) <= bg_bytes
+               and all(sum(entry_bytes[s:end + 1, p]) <= q_cap for p in range(N))):
+            end += 1
+        end = max(end, s + 1)
+        if end >= count:
+            return starts
+        starts.append(end)
+        s = end
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_chunk_starts_equal_the_greedy_fill_list_by_list(seed):
+    """The compiled fill (cell/kernels.py) against its list-by-list definition."""
+    from simbfs.algorithms.cell.kernels import chunk_starts
+    rng = np.random.default_rng(seed)
+    n, N = 300, int(rng.integers(1, 6))
+    list_bytes = rng.integers(0, 40, n).astype(np.float64) * 16
+    entry_bytes = rng.integers(0, 8, (n, N)).astype(np.float64) * 16
+    for _ in range(5):
+        queue = rng.choice(n, size=int(rng.integers(0, n)), replace=False).astype(np.int64)
+        bg, cap, most = float(rng.integers(20, 200) * 16), float(rng.integers(4, 60) * 16), int(rng.integers(1, 30))
+        starts, largest_list, largest_entry = chunk_starts(queue, list_bytes, entry_bytes, bg, cap, most)
+        assert starts.tolist() == reference_chunk_starts(list_bytes[queue], entry_bytes[queue], bg, cap, most)
+        assert largest_list == list_bytes[queue].max(initial=0)
+        assert largest_entry == entry_bytes[queue].max(initial=0)
+
+
+@pytest.mark.parametrize("spes", [1, 3, 8])
+def test_plan_rounds_equal_their_edge_by_edge_definition(graph, spes):
+    """The compiled level pass (cell/kernels.py) against the level stated
+    edge by edge: the chunks in bitmap order (round, sender, queue order),
+    every target claimed by the first edge that reaches it, and every
+    count summed list by list."""
+    from simbfs.algorithms.cell.execute import build_layout
+    from simbfs.algorithms.cell.kernels import plan_rounds
+    layout = build_layout(graph, spes, CELL.section("spe"))
+    n = graph.num_vertices
+    rng = np.random.default_rng(spes)
+    for _ in range(3):
+        visited = rng.random(n) < 0.3
+        queue = rng.choice(n, size=n // 4, replace=False).astype(np.int64)
+        visited[queue] = True
+        K = 5
+        cuts = np.sort(rng.choice(len(queue) + 1, size=K * spes - 1))
+        bounds = np.concatenate([[0], cuts, [len(queue)]]).reshape(-1)  # K * spes consecutive chunks
+        lo = bounds[:-1].reshape(spes, K).T.copy()  # chunk (t, r), ranks' queues one after another
+        hi = bounds[1:].reshape(spes, K).T.copy()
+        parent = np.full(n, -1, dtype=np.int64)
+        got_visited = visited.copy()
+        (lists, edges_out, portions_out, quadwords_out, put_bytes, edges_in, portions_in, quadwords_in,
+         new_in, new, examined) = plan_rounds(graph.indptr, graph.indices, queue, lo, hi, layout.block,
+                                             layout.portion_edges, layout.portion_quadwords,
+                                             layout.entry_bytes, got_visited, parent)
+        want = {name: np.zeros((K, spes)) for name in ("lists", "edges_out", "portions_out", "quadwords_out",
+                                                       "edges_in", "portions_in", "quadwords_in", "new_in")}
+        want_put = np.zeros((K, spes, spes))
+        seen, claimed, parents, edges = set(np.flatnonzero(visited).tolist()), [], {}, 0
+        for t in range(K):
+            for r in range(spes):
+                for v in queue[lo[t, r]:hi[t, r]].tolist():
+                    targets = graph.indices[graph.indptr[v]:graph.indptr[v + 1]].tolist()
+                    want["lists"][t, r] += len(targets) > 0
+                    want["edges_out"][t, r] += len(targets)
+                    edges += len(targets)
+                    for p in range(spes):
+                        portion = sum(w // layout.block == p for w in targets)
+                        quadwords = layout.portion_quadwords[v, p]
+                        want["portions_out"][t, r] += portion > 0
+                        want["portions_in"][t, p] += portion > 0
+                        want["quadwords_out"][t, r] += quadwords
+                        want["quadwords_in"][t, p] += quadwords
+                        want["edges_in"][t, p] += portion
+                        want_put[t, r, p] += layout.entry_bytes[v, p]
+                    for w in targets:
+                        if w not in seen:
+                            seen.add(w)
+                            claimed.append(w)
+                            parents[w] = v
+                            want["new_in"][t, w // layout.block] += 1
+        got = dict(lists=lists, edges_out=edges_out, portions_out=portions_out, quadwords_out=quadwords_out,
+                   edges_in=edges_in, portions_in=portions_in, quadwords_in=quadwords_in, new_in=new_in)
+        for name, value in want.items():
+            assert np.array_equal(got[name], value), name
+        assert np.array_equal(put_bytes, want_put)
+        assert new.tolist() == claimed and examined == edges
+        assert {int(w): int(parent[w]) for w in np.flatnonzero(parent >= 0)} == parents
+        assert set(np.flatnonzero(got_visited).tolist()) == seen

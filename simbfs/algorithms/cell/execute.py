@@ -51,10 +51,10 @@ Execution
     The BFS is real: the frontier queues hold real vertex ids, the lists the
     gathers move are the real lists, and the owners claim vertices in the
     order their bitmap step sees them (round, then sender, then queue
-    order). Each level is computed in one vectorised pass over the level's
-    frontier (edges never loop in Python); the simpy processes are then
-    charged per iteration: one event per DMA command, per compute step and
-    per wait, never per edge.
+    order). Each level is computed in one compiled pass over the level's
+    frontier (kernels.py; edges never loop in Python); the simpy processes
+    are then charged per iteration: one event per DMA command, per compute
+    step and per wait, never per edge.
 
 Compute
     Cycles per element for each step (``spe.cycles``): edges, lists,
@@ -69,8 +69,6 @@ from dataclasses import dataclass
 import numpy as np
 import simpy
 
-from ...bfs.keyed import smallest_per_key
-from ...bfs.adjacency import neighbour_slots
 from ...engine import NULL_RECORDER, Simulation
 from ...errors import UserError
 from ...graph import Graph
@@ -159,7 +157,8 @@ class LevelPlan:
     K: int
     fetch_blocks: list[np.ndarray]  # per SPE: bQ block sizes (bytes)
     chunk_fetch: np.ndarray  # (K, N) bQ blocks that must have arrived before gather t (cumulative)
-    gather_sizes: list[list[np.ndarray]]  # [rank][t] list block sizes of the DMA list
+    gather_lists: list[np.ndarray]  # per SPE: the sizes of its non-empty lists, in queue order
+    gather_bounds: np.ndarray  # (K + 1, N): round t's DMA list of SPE r is gather_lists[r][bounds[t, r]:bounds[t + 1, r]]
     lists: np.ndarray  # (K, N)
     edges_out: np.ndarray  # (K, N)
     portions_out: np.ndarray  # (K, N)
@@ -172,124 +171,82 @@ class LevelPlan:
     next_queues: list[np.ndarray]  # per SPE, Qnext in commit order
     edges_examined: int
 
+    def gather_sizes(self, rank: int, t: int) -> np.ndarray:
+        """The block sizes of SPE ``rank``'s DMA list in round ``t`` (a view)."""
+        bounds = self.gather_bounds
+        return self.gather_lists[rank][bounds[t, rank]:bounds[t + 1, rank]]
 
-def chunk_bounds(list_bytes: np.ndarray, entry_bytes: np.ndarray, spe, N: int) -> np.ndarray:
-    """Greedy bG fill (Algorithm 3, lines 16-19): consecutive lists while
-    bG, every Qout_p and the DMA list length allow. Returns chunk starts."""
-    count = len(list_bytes)
-    if count == 0:
-        return np.zeros(1, dtype=np.int64)
-    q_cap = spe.qout_bytes / N
-    if list_bytes.max(initial=0) > spe.bg_buffer_bytes or entry_bytes.max(initial=0) > q_cap:
+
+def chunk_bounds(queue: np.ndarray, layout: Layout, spe) -> np.ndarray:
+    """Greedy bG fill (Algorithm 3, lines 16-19) of the lists of ``queue``:
+    consecutive lists while bG, every Qout_p and the DMA list length allow.
+    Returns chunk starts. The fill is a loop over the queue, compiled
+    (kernels.chunk_starts)."""
+    from .kernels import chunk_starts
+
+    q_cap = spe.qout_bytes / layout.N
+    starts, largest_list, largest_entry = chunk_starts(
+        np.asarray(queue, dtype=np.int64), layout.list_bytes, layout.entry_bytes,
+        float(spe.bg_buffer_bytes), float(q_cap), int(spe.dma_list_max))
+    if largest_list > spe.bg_buffer_bytes or largest_entry > q_cap:
         raise UserError(f"an adjacency list does not fit the SPE buffers (largest list "
-                        f"{format_quantity(list_bytes.max(), 'size')}, bG {format_quantity(spe.bg_buffer_bytes, 'size')}; "
-                        f"largest queue entry {format_quantity(entry_bytes.max(), 'size')}, Qout per SPE "
+                        f"{format_quantity(largest_list, 'size')}, bG {format_quantity(spe.bg_buffer_bytes, 'size')}; "
+                        f"largest queue entry {format_quantity(largest_entry, 'size')}, Qout per SPE "
                         f"{format_quantity(q_cap, 'size')}); the paper splits such heavy lists at graph creation "
                         f"(001, 2), which simbfs does not: use a smaller arity or raise spe.bg_buffer / spe.qout")
-    cum_list = np.concatenate([[0.0], np.cumsum(list_bytes)])
-    cum_entry = np.vstack([np.zeros((1, N)), np.cumsum(entry_bytes, axis=0)])
-    max_lists = spe.dma_list_max
-    starts = [0]
-    s = 0
-    while True:
-        end = int(np.searchsorted(cum_list, cum_list[s] + spe.bg_buffer_bytes, side="right")) - 1
-        for p in range(N):
-            end = min(end, int(np.searchsorted(cum_entry[:, p], cum_entry[s, p] + q_cap, side="right")) - 1)
-        end = min(end, s + max_lists, count)
-        end = max(end, s + 1)
-        if end >= count:
-            break
-        starts.append(end)
-        s = end
-    return np.asarray(starts, dtype=np.int64)
+    return starts
 
 
 def plan_level(graph: Graph, layout: Layout, queues: list[np.ndarray], visited: np.ndarray,
                parent: np.ndarray, spe) -> LevelPlan:
-    """The real work of one level for all SPEs, in one vectorised pass.
-    Marks ``visited`` and sets ``parent`` for the vertices claimed."""
+    """The real work of one level for all SPEs: the chunks of every queue,
+    then one compiled pass over the frontier in bitmap order
+    (kernels.plan_rounds). Marks ``visited`` and sets ``parent`` for the
+    vertices claimed."""
+    from .kernels import plan_rounds
+
     N = layout.N
     codes_per_bq = int(spe.bq_buffer_bytes // spe.vertex_code_bytes)
-    chunk_of = []
-    starts_per_rank = []
-    for rank in range(N):
-        q = queues[rank]
-        starts = chunk_bounds(layout.list_bytes[q], layout.entry_bytes[q], spe, N)
-        starts_per_rank.append(starts)
-        ids = np.zeros(len(q), dtype=np.int64)
-        if len(q):
-            ids[starts[1:]] = 1
-            ids = np.cumsum(ids)
-        chunk_of.append(ids)
-    K = max(len(s) if len(q) else 0 for s, q in zip(starts_per_rank, queues))
+    offsets = np.concatenate([[0], np.cumsum([len(q) for q in queues])]).astype(np.int64)
+    starts_per_rank = [chunk_bounds(q, layout, spe) for q in queues]
+    rounds = [len(s) if len(q) else 0 for s, q in zip(starts_per_rank, queues)]
+    K = max(rounds)
 
-    lists = np.zeros((K, N))
-    edges_out = np.zeros((K, N))
-    portions_out = np.zeros((K, N))
-    quadwords_out = np.zeros((K, N))
-    put_bytes = np.zeros((K, N, N))
+    # chunk (t, r) is queue[bounds[t, r]:bounds[t + 1, r]] of the concatenated queues; rounds
+    # past an SPE's last are empty
+    bounds = np.repeat(offsets[1:][None, :], K + 1, axis=0)
     chunk_fetch = np.zeros((K, N), dtype=np.int64)
-    gather_sizes: list[list[np.ndarray]] = []
+    gather_lists = []
+    gather_bounds = np.zeros((K + 1, N), dtype=np.int64)
     fetch_blocks = []
-    for rank in range(N):
-        q = queues[rank]
-        c = chunk_of[rank]
-        degree = np.diff(graph.indptr)[q] if len(q) else np.zeros(0)
-        nonempty = layout.portion_edges[q] > 0
-        if len(q):
-            lists[:, rank] = np.bincount(c, weights=(degree > 0), minlength=K)
-            edges_out[:, rank] = np.bincount(c, weights=degree, minlength=K)
-            portions_out[:, rank] = np.bincount(c, weights=nonempty.sum(axis=1), minlength=K)
-            quadwords_out[:, rank] = np.bincount(c, weights=layout.portion_quadwords[q].sum(axis=1), minlength=K)
-            for p in range(N):
-                put_bytes[:, rank, p] = np.bincount(c, weights=layout.entry_bytes[q, p], minlength=K)
-            ends = np.append(starts_per_rank[rank][1:], len(q))
-            chunk_fetch[:len(ends), rank] = -(-ends // codes_per_bq)
-            chunk_fetch[len(ends):, rank] = chunk_fetch[len(ends) - 1, rank]
+    for rank, (q, starts, k) in enumerate(zip(queues, starts_per_rank, rounds)):
+        ends = np.append(starts[1:], len(q))
+        if k:
+            bounds[:k, rank] = offsets[rank] + starts
+            chunk_fetch[:, rank] = -(-ends[-1] // codes_per_bq)
+            chunk_fetch[:k, rank] = -(-ends // codes_per_bq)
+        # the DMA list of a chunk: its lists that have a byte to move
         sizes = layout.list_bytes[q]
-        bounds = np.append(starts_per_rank[rank], len(q)) if len(q) else np.zeros(1, dtype=np.int64)
-        per_chunk = [sizes[a:b][sizes[a:b] > 0] for a, b in zip(bounds[:-1], bounds[1:])]
-        per_chunk += [np.zeros(0)] * (K - len(per_chunk))
-        gather_sizes.append(per_chunk)
+        moved = sizes > 0
+        gather_lists.append(sizes[moved])
+        before = np.concatenate([[0], np.cumsum(moved)])
+        gather_bounds[:, rank] = before[-1]
+        gather_bounds[:k, rank] = before[starts[:k]]
         full, rest = divmod(len(q) * spe.vertex_code_bytes, spe.bq_buffer_bytes)
         fetch_blocks.append(np.array([spe.bq_buffer_bytes] * int(full) + ([rest] if rest else [])))
 
-    # The frontier in the order the bitmap steps see it: round, sender, queue order.
-    order_key = np.concatenate([chunk_of[r] * N + r for r in range(N)]) if K else np.zeros(0, dtype=np.int64)
-    frontier = np.concatenate(queues) if K else np.zeros(0, dtype=np.int64)
-    position = np.argsort(order_key, kind="stable")
-    frontier = frontier[position]
-    round_of = order_key[position] // N
-    slots, lengths, _ = neighbour_slots(graph.indptr, frontier)
-    targets = graph.indices[slots].astype(np.int64, copy=False)
-    sources = np.repeat(frontier, lengths)
-    edge_round = np.repeat(round_of, lengths)
-    receiver = targets // layout.block
-
-    edges_in = np.bincount(edge_round * N + receiver, minlength=K * N).reshape(K, N).astype(np.float64)
-    # Portions in: one Qin entry per (list, receiver) with at least one edge.
-    portion_rows = layout.portion_edges[frontier] > 0  # (F, N)
-    portions_in = np.zeros((K, N))
-    quadwords_in = np.zeros((K, N))
-    for p in range(N):
-        portions_in[:, p] = np.bincount(round_of, weights=portion_rows[:, p], minlength=K)
-        quadwords_in[:, p] = np.bincount(round_of, weights=layout.portion_quadwords[frontier, p], minlength=K)
-
-    fresh = ~visited[targets]
-    candidates = targets[fresh]
-    first = smallest_per_key(candidates, np.arange(len(candidates)))[1]  # each vertex's first discovery
-    first.sort()  # in discovery order
-    new_positions = np.flatnonzero(fresh)[first]
-    new = targets[new_positions]
-    parent[new] = sources[new_positions]
-    visited[new] = True
+    queue = np.concatenate(queues).astype(np.int64, copy=False)
+    (lists, edges_out, portions_out, quadwords_out, put_bytes, edges_in, portions_in, quadwords_in, new_in,
+     new, examined) = plan_rounds(graph.indptr, graph.indices, queue, bounds[:-1], bounds[1:], layout.block,
+                                  layout.portion_edges, layout.portion_quadwords, layout.entry_bytes,
+                                  visited, parent)
     new_owner = new // layout.block
-    new_in = np.bincount(edge_round[new_positions] * N + new_owner, minlength=K * N).reshape(K, N).astype(np.float64)
     next_queues = [new[new_owner == p] for p in range(N)]
-    return LevelPlan(K=K, fetch_blocks=fetch_blocks, chunk_fetch=chunk_fetch, gather_sizes=gather_sizes,
-                     lists=lists, edges_out=edges_out, portions_out=portions_out, quadwords_out=quadwords_out,
-                     put_bytes=put_bytes, edges_in=edges_in, portions_in=portions_in, quadwords_in=quadwords_in,
-                     new_in=new_in, next_queues=next_queues, edges_examined=int(len(targets)))
+    return LevelPlan(K=K, fetch_blocks=fetch_blocks, chunk_fetch=chunk_fetch, gather_lists=gather_lists,
+                     gather_bounds=gather_bounds, lists=lists, edges_out=edges_out, portions_out=portions_out,
+                     quadwords_out=quadwords_out, put_bytes=put_bytes, edges_in=edges_in,
+                     portions_in=portions_in, quadwords_in=quadwords_in, new_in=new_in,
+                     next_queues=next_queues, edges_examined=int(examined))
 
 
 # -------------------------------------------------------------- the algorithm
@@ -358,9 +315,16 @@ class _Run:
         self.level_start = 0.0
         self.done = False
         self.plan: LevelPlan | None = None
-        self.busy = np.zeros(self.N)
-        self.transfer_wait = np.zeros(self.N)  # time each SPE stalled on a DMA or put
+        # per SPE, Python floats while a level runs (its record takes numpy's mean and max)
+        self.busy = [0.0] * self.N
+        self.transfer_wait = [0.0] * self.N  # time each SPE stalled on a DMA or put
         self.comm = 0.0
+        self.engines = self.ctx.devices["dma"]
+        self.others = [[p for p in range(self.N) if p != rank] for rank in range(self.N)]
+        cyc = self.spe.cycles
+        self.fetch_issue_s = self.seconds(cyc.fetch.cycles(transfers=1))
+        self.commit_issue_s = self.seconds(cyc.commit.cycles(transfers=1))
+        self.alltoall_issue_s = self.seconds(cyc.alltoall.cycles(transfers=1))
         self._new_plan()
 
     # ------------------------------------------------------------- helpers
@@ -368,24 +332,45 @@ class _Run:
         self.plan = plan_level(self.graph, self.layout, self.queues, self.visited, self.parent, self.spe)
         K, N = self.plan.K, self.N
         env = self.env
-        self.bitmap_done = [[env.event() for _ in range(N)] for _ in range(K)]
+        self.bitmaps_pending = [N] * K  # per round, the SPEs whose bitmap step has not ended
+        self.qin_waiters: list[list[simpy.Event]] = [[] for _ in range(K)]
         self.incoming = [[env.event() for _ in range(N)] for _ in range(K)]
-        self.incoming_count = np.zeros((K, N), dtype=np.int64)
+        self.incoming_count = [[0] * N for _ in range(K)]
+        # numpy, not Python floats: the guard timers' delays are numpy floats,
+        # and so are the simulated times that follow from them (a trace rounds
+        # numpy and Python floats differently in the last digit)
         self.incoming_last = np.zeros((K, N))
+        # The step durations of every SPE in every round, priced in one call
+        # each (StepCost.cycles on arrays, element by element the same sum as
+        # on one SPE's counts), and each SPE's put sizes to the others; the
+        # simpy processes read them as Python floats.
+        plan = self.plan
+        cyc = self.spe.cycles
+        self.gather_issue_s = self.seconds(cyc.gather.cycles(lists=plan.lists, transfers=1)).tolist()
+        self.dispatch_s = self.seconds(cyc.dispatch.cycles(
+            edges=plan.edges_out, lists=plan.lists, portions=plan.portions_out,
+            quadwords=plan.quadwords_out)).tolist()
+        self.bitmap_s = self.seconds(cyc.bitmap.cycles(
+            edges=plan.edges_in, lists=0, portions=plan.portions_in, quadwords=plan.quadwords_in)).tolist()
+        self.put_sizes = [plan.put_bytes[:, rank, self.others[rank]] for rank in range(N)]
         self.puts = 0
         self.put_bytes = 0.0
         self.commit_offset = np.zeros(N)
 
-    def seconds(self, cycles) -> float:
+    def seconds(self, cycles):
+        """SPU cycles (a number or an array) in seconds."""
+        if isinstance(cycles, np.ndarray):
+            return cycles / self.clock
         return float(cycles) / self.clock
 
-    def compute(self, rank: int, kind: str, cycles: float):
-        duration = self.seconds(cycles)
+    def compute(self, rank: int, kind: str, duration: float):
+        """The SPU of ``rank`` works for ``duration`` seconds."""
         self.busy[rank] += duration
         if duration > 0:
             start = self.env.now
             yield self.env.timeout(duration)
-            self.recorder.record(rank, "cpu", start, start + duration, kind, level=self.level)
+            if self.recorder.enabled:  # (spans nobody keeps are not built: a call per step)
+                self.recorder.record(rank, "cpu", start, start + duration, kind, level=self.level)
 
     def wait(self, rank: int, event, what: str):
         start = self.env.now
@@ -393,19 +378,20 @@ class _Run:
             yield event
         if self.env.now > start:
             self.transfer_wait[rank] += self.env.now - start
-            self.recorder.record(rank, "cpu", start, self.env.now, "wait", on=what, level=self.level)
+            if self.recorder.enabled:
+                self.recorder.record(rank, "cpu", start, self.env.now, "wait", on=what, level=self.level)
         return event.value if event.processed or event.triggered else None
 
     def fetch(self, rank: int, index: int):
         """Issue the DMA of bQ block ``index`` (the SPU spends the fetch
         step's cycles on it) and return its transfer process."""
-        engine = self.ctx.devices["dma"][rank]
-        yield from self.compute(rank, "fetch-issue", float(self.spe.cycles.fetch.cycles(transfers=1)))
+        engine = self.engines[rank]
+        yield from self.compute(rank, "fetch-issue", self.fetch_issue_s)
         return self.env.process(engine.transfer(float(self.plan.fetch_blocks[rank][index]), kind="fetch"))
 
     def gather(self, rank: int, t: int):
-        sizes = self.plan.gather_sizes[rank][t]
-        engine = self.ctx.devices["dma"][rank]
+        sizes = self.plan.gather_sizes(rank, t)
+        engine = self.engines[rank]
         if len(sizes) == 0:
             return self.env.timeout(0)
         return self.env.process(engine.transfer_list(sizes, kind="gather"))
@@ -413,27 +399,54 @@ class _Run:
     def put(self, rank: int, t: int) -> simpy.Event:
         """Issue the fenced put list of round t; each receiver's incoming
         event fires when its last guard of the round has arrived."""
-        N = self.N
-        others = [p for p in range(N) if p != rank]
-        sizes = self.plan.put_bytes[t, rank, others]
-        engine = self.ctx.devices["dma"][rank]
-        arrivals = engine.reserve_put_list(self.ctx.network, others, sizes, self.spe.guard_bytes)
+        others = self.others[rank]
+        sizes = self.put_sizes[rank][t]
+        arrivals = self.engines[rank].reserve_put_list(self.ctx.network, others, sizes, self.spe.guard_bytes)
+        nbytes = float(sizes.sum())
         self.puts += len(others)
-        self.put_bytes += float(sizes.sum())
-        for p, arrival in zip(others, arrivals):
-            self._arrived(t, p, float(arrival))
-        end = float(arrivals.max(initial=self.env.now))
-        if end > self.env.now:
-            self.recorder.record(rank, "dma", self.env.now, end, "alltoall", bytes=float(sizes.sum()), level=self.level)
-        return self.env.timeout(end - self.env.now)
+        self.put_bytes += nbytes
+        for p, arrival in zip(others, arrivals.tolist()):
+            self._arrived(t, p, arrival)
+        now = self.env.now
+        end = float(arrivals.max(initial=now))
+        if end > now:
+            self.recorder.record(rank, "dma", now, end, "alltoall", bytes=nbytes, level=self.level)
+        return self.env.timeout(end - now)
 
     def _arrived(self, t: int, p: int, arrival: float) -> None:
-        self.incoming_count[t, p] += 1
+        count = self.incoming_count[t]
+        count[p] += 1
         self.incoming_last[t, p] = max(self.incoming_last[t, p], arrival)
-        if self.incoming_count[t, p] == self.N - 1:
+        if count[p] == self.N - 1:
             event = self.incoming[t][p]
             timer = self.env.timeout(max(0.0, self.incoming_last[t, p] - self.env.now))
             timer.callbacks.append(lambda _e: event.succeed())
+
+    def _bitmap_done(self, t: int) -> None:
+        """An SPE has ended its bitmap step of round t: an event, so that
+        the count of round t drops when simpy processes it."""
+        done = self.env.event()
+        done.callbacks.append(lambda _event: self._bitmap_processed(t))
+        done.succeed()
+
+    def _bitmap_processed(self, t: int) -> None:
+        self.bitmaps_pending[t] -= 1
+        if self.bitmaps_pending[t] == 0:
+            for waiter in self.qin_waiters[t]:
+                waiter.succeed()
+
+    def _qin_free(self, t: int) -> simpy.Event:
+        """Event: every SPE has ended its bitmap step of round t, so every
+        Qin may take round t + 1. What simpy.AllOf of the SPEs' bitmap
+        events does, event for event (it fires when the last of them is
+        processed, the waiters in the order they asked), without an N-event
+        condition per SPE and round."""
+        free = self.env.event()
+        if self.bitmaps_pending[t] == 0:
+            free.succeed()
+        else:
+            self.qin_waiters[t].append(free)
+        return free
 
     def commit(self, rank: int, t: int, pending: list):
         """Commit bQnext of round t in buffer-sized pieces; wait for the
@@ -443,7 +456,7 @@ class _Run:
         nbytes = self.plan.new_in[t, rank] * self.spe.vertex_code_bytes
         piece = self.spe.bqnext_buffer_bytes
         align = self.dma_model.alignment_bytes
-        engine = self.ctx.devices["dma"][rank]
+        engine = self.engines[rank]
         while nbytes > 0:
             chunk = min(piece, nbytes)
             nbytes -= chunk
@@ -452,17 +465,8 @@ class _Run:
             head = self.commit_offset[rank] % align
             span = np.ceil((head + chunk) / align) * align
             self.commit_offset[rank] += chunk
-            yield from self.compute(rank, "commit-issue", float(self.spe.cycles.commit.cycles(transfers=1)))
+            yield from self.compute(rank, "commit-issue", self.commit_issue_s)
             pending.append(self.env.process(engine.transfer(float(span), kind="commit")))
-
-    def step_cycles(self, step: str, t: int, rank: int, direction: str) -> float:
-        plan = self.plan
-        cost = getattr(self.spe.cycles, step)
-        if direction == "out":
-            return float(cost.cycles(edges=plan.edges_out[t, rank], lists=plan.lists[t, rank],
-                                     portions=plan.portions_out[t, rank], quadwords=plan.quadwords_out[t, rank]))
-        return float(cost.cycles(edges=plan.edges_in[t, rank], lists=0, portions=plan.portions_in[t, rank],
-                                 quadwords=plan.quadwords_in[t, rank]))
 
     # ------------------------------------------------------- SPE programs
     def spe_program(self, rank: int):
@@ -492,7 +496,6 @@ class _Run:
     def level_overlapped(self, rank: int):
         plan = self.plan
         K = plan.K
-        cyc = self.spe.cycles
         fetch_state = {"ready": 0, "issued": {}}
         if len(plan.fetch_blocks[rank]):
             fetch_state["issued"][0] = yield from self.fetch(rank, 0)
@@ -501,29 +504,28 @@ class _Run:
         put_done = None
         if K:
             yield from self._fetch_until(rank, fetch_state, plan.chunk_fetch[0, rank])
-            yield from self.compute(rank, "gather-issue", float(cyc.gather.cycles(lists=plan.lists[0, rank], transfers=1)))
+            yield from self.compute(rank, "gather-issue", self.gather_issue_s[0][rank])
             gathers[0] = self.gather(rank, 0)
         for t in range(K + 1):
             if t < K:
                 yield from self.wait(rank, gathers.pop(t), "gather")
                 if t + 1 < K:
                     yield from self._fetch_until(rank, fetch_state, plan.chunk_fetch[t + 1, rank])
-                    yield from self.compute(rank, "gather-issue",
-                                            float(cyc.gather.cycles(lists=plan.lists[t + 1, rank], transfers=1)))
+                    yield from self.compute(rank, "gather-issue", self.gather_issue_s[t + 1][rank])
                     gathers[t + 1] = self.gather(rank, t + 1)
                 if put_done is not None:
                     yield from self.wait(rank, put_done, "Qout free")
-                yield from self.compute(rank, "dispatch", self.step_cycles("dispatch", t, rank, "out"))
+                yield from self.compute(rank, "dispatch", self.dispatch_s[t][rank])
             if t >= 1:
                 if self.N > 1:
                     yield from self.wait(rank, self.incoming[t - 1][rank], "guards")
-                yield from self.compute(rank, "bitmap", self.step_cycles("bitmap", t - 1, rank, "in"))
-                self.bitmap_done[t - 1][rank].succeed()
+                yield from self.compute(rank, "bitmap", self.bitmap_s[t - 1][rank])
+                self._bitmap_done(t - 1)
                 yield from self.commit(rank, t - 1, commits)
             if t < K:
                 if t >= 1 and self.N > 1:
-                    yield from self.wait(rank, simpy.AllOf(self.env, self.bitmap_done[t - 1]), "Qin free")
-                yield from self.compute(rank, "alltoall-issue", float(cyc.alltoall.cycles(transfers=1)))
+                    yield from self.wait(rank, self._qin_free(t - 1), "Qin free")
+                yield from self.compute(rank, "alltoall-issue", self.alltoall_issue_s)
                 put_done = self.put(rank, t)
         for event in commits:
             yield from self.wait(rank, event, "commit")
@@ -532,7 +534,6 @@ class _Run:
 
     def level_bsp(self, rank: int):
         plan = self.plan
-        cyc = self.spe.cycles
         fetch_state = {"ready": 0, "issued": {}}
         for t in range(plan.K):
             # 1. Fetch (waited for, no prefetch beyond what the step needs)
@@ -542,19 +543,19 @@ class _Run:
                 yield from self.wait(rank, issued, "fetch")
                 fetch_state["ready"] += 1
             # 2. Gather
-            yield from self.compute(rank, "gather-issue", float(cyc.gather.cycles(lists=plan.lists[t, rank], transfers=1)))
+            yield from self.compute(rank, "gather-issue", self.gather_issue_s[t][rank])
             yield from self.wait(rank, self.gather(rank, t), "gather")
             # 3. Dispatch
-            yield from self.compute(rank, "dispatch", self.step_cycles("dispatch", t, rank, "out"))
+            yield from self.compute(rank, "dispatch", self.dispatch_s[t][rank])
             yield from self._barrier(rank)
             # 4. All-to-all
-            yield from self.compute(rank, "alltoall-issue", float(cyc.alltoall.cycles(transfers=1)))
+            yield from self.compute(rank, "alltoall-issue", self.alltoall_issue_s)
             done = self.put(rank, t)
             yield from self.wait(rank, done, "put")
             if self.N > 1:
                 yield from self.wait(rank, self.incoming[t][rank], "guards")
             # 5. Bitmap
-            yield from self.compute(rank, "bitmap", self.step_cycles("bitmap", t, rank, "in"))
+            yield from self.compute(rank, "bitmap", self.bitmap_s[t][rank])
             # 6. Commit (waited for)
             commits: list = []
             yield from self.commit(rank, t, commits)
@@ -572,25 +573,26 @@ class _Run:
         env = self.env
         plan = self.plan
         time_s = env.now - self.level_start
-        compute_mean = float(self.busy.mean())
+        busy, transfer_wait = np.array(self.busy), np.array(self.transfer_wait)
+        compute_mean = float(busy.mean())
         # Communication: the SPEs' mean stall on transfers (DMA, puts and their
         # guards) plus the closing allreduce; the rest is barrier waiting.
-        comm = float(self.transfer_wait.mean()) + closing.cost_s
+        comm = float(transfer_wait.mean()) + closing.cost_s
         self.records.append(LevelRecord(
             root=self.root, level=self.level, direction="top-down",
             frontier_vertices=int(sum(len(q) for q in self.queues)),
             edges_examined=plan.edges_examined, messages=self.puts, bytes=self.put_bytes,
             time_s=time_s, compute_s=compute_mean, communication_s=comm,
             synchronisation_s=max(time_s - compute_mean - comm, 0.0),
-            compute_max_s=float(self.busy.max()),
-            bottleneck="compute" if self.busy.max() >= comm else "dma",
+            compute_max_s=float(busy.max()),
+            bottleneck="compute" if busy.max() >= comm else "dma",
         ))
         self.ctx.recorder.level_done(self.records[-1])
         self.queues = plan.next_queues
         self.level += 1
         self.level_start = env.now
-        self.busy[:] = 0.0
-        self.transfer_wait[:] = 0.0
+        self.busy = [0.0] * self.N
+        self.transfer_wait = [0.0] * self.N
         self.done = int(closing.value[0]) == 0
         if not self.done:
             self._new_plan()

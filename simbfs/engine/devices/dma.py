@@ -39,6 +39,7 @@ import numpy as np
 import simpy
 
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 from ...machine import schema as S
 from ...machine.sections import MachineSection, SectionValues
@@ -58,8 +59,21 @@ class DMAModel:
 
     def bandwidth(self, block_bytes: float) -> float:
         """Engine bandwidth for transfers of ``block_bytes``, log-linear between points."""
+        return self._curve(block_bytes)
+
+    @cached_property
+    def _curve(self):
+        """The curve as a function of the block size, remembering recent
+        sizes: an executed run asks for the same few sizes (bQ blocks,
+        commit spans) tens of thousands of times, and a value is the same
+        whenever it is computed."""
         xs = np.log2(np.asarray(self.curve_block_bytes))
-        return float(np.interp(np.log2(max(block_bytes, 1.0)), xs, self.curve_bandwidth_Bps))
+        bandwidths = np.asarray(self.curve_bandwidth_Bps, dtype=np.float64)
+
+        @lru_cache(maxsize=4096)
+        def bandwidth(block_bytes: float) -> float:
+            return float(np.interp(np.log2(max(block_bytes, 1.0)), xs, bandwidths))
+        return bandwidth
 
 
 def _build_model(v: SectionValues) -> DMAModel:
@@ -102,6 +116,17 @@ class SharedMemoryPort:
         return self.free_at
 
 
+@lru_cache(maxsize=4096)
+def _aligned_contiguous(nbytes: float, block: float, alignment_bytes: float) -> float:
+    """:meth:`DMAEngine.aligned_contiguous`, remembered: the contiguous
+    transfers of a run (bQ blocks, commit spans) have a few sizes only."""
+    if nbytes <= 0:
+        return 0.0
+    full_blocks, rest = divmod(nbytes, block) if block > 0 else (0.0, nbytes)
+    aligned = aligned_bytes([block], alignment_bytes) * full_blocks
+    return float(aligned + (aligned_bytes([rest], alignment_bytes) if rest > 0 else 0.0))
+
+
 class DMAEngine:
     def __init__(self, env: simpy.Environment, model: DMAModel, memory: SharedMemoryPort | None = None,
                  *, owner: int = 0, recorder=NULL_RECORDER):
@@ -123,10 +148,7 @@ class DMAEngine:
         """Main-memory bytes of ``nbytes`` cut into blocks of ``block`` bytes
         (the last one shorter), each rounded up to the alignment: the closed
         form, whatever the number of blocks."""
-        if nbytes <= 0:
-            return 0.0
-        full_blocks, rest = divmod(nbytes, block) if block > 0 else (0.0, nbytes)
-        return float(self.aligned([block]) * full_blocks + (self.aligned([rest]) if rest > 0 else 0.0))
+        return _aligned_contiguous(nbytes, block, self.alignment_bytes)
 
     def _finish_time(self, start: float, nbytes: float, block: float, memory_bytes: float) -> float:
         begin = max(start, self.free_at)
@@ -146,7 +168,8 @@ class DMAEngine:
             end = self._finish_time(self.env.now + self.model.latency_s, nbytes, block, memory_bytes)
             yield self.env.timeout(end - self.env.now)
             self.bytes_moved += nbytes
-        self.recorder.record(self.owner, "dma", issued, self.env.now, kind, bytes=float(nbytes))
+        if self.recorder.enabled:  # (spans nobody keeps are not built: a call per command)
+            self.recorder.record(self.owner, "dma", issued, self.env.now, kind, bytes=float(nbytes))
 
     def transfer_list(self, sizes, kind: str = "dma-list"):
         """Process: one DMA list moving blocks of ``sizes`` bytes (a numpy
@@ -162,7 +185,8 @@ class DMAEngine:
                                         self.aligned(sizes))
                 yield self.env.timeout(end - self.env.now)
             self.bytes_moved += nbytes
-        self.recorder.record(self.owner, "dma", issued, self.env.now, kind, bytes=nbytes, blocks=len(sizes))
+        if self.recorder.enabled:
+            self.recorder.record(self.owner, "dma", issued, self.env.now, kind, bytes=nbytes, blocks=len(sizes))
 
     def reserve_put_list(self, network, destinations, sizes, guard_bytes: float) -> np.ndarray:
         """Reserve, from now, a fenced put list into other elements' local
@@ -171,15 +195,21 @@ class DMAEngine:
         overtakes its payload). Returns the guard arrival time at every
         destination. No event: the caller waits as it needs (the sender
         for the last guard, each receiver for its own)."""
-        destinations = np.asarray(destinations, dtype=np.int64)
         sizes = np.asarray(sizes, dtype=np.float64)
-        # the messages in list order: each non-empty payload, then its guard
-        with_payload = sizes > 0
-        order = np.repeat(destinations, 1 + with_payload)
-        payloads = np.full(len(order), float(guard_bytes))
-        guards = np.cumsum(1 + with_payload) - 1  # each guard's place among the messages
-        payloads[guards[with_payload] - 1] = sizes[with_payload]
-        arrivals = network.arrival_times(self.owner, order, payloads)[guards]
+        # The messages in list order: each non-empty payload, then its guard.
+        # A list has one entry per destination (at most the N - 1 others), so
+        # plain lists build it faster than numpy calls on arrays this small.
+        order, payloads, guards = [], [], []  # guards: each guard's place among the messages
+        guard = float(guard_bytes)
+        for destination, size in zip(np.asarray(destinations, dtype=np.int64).tolist(), sizes.tolist()):
+            if size > 0:
+                order.append(destination)
+                payloads.append(size)
+            guards.append(len(order))
+            order.append(destination)
+            payloads.append(guard)
+        arrivals = network.arrival_times(self.owner, np.array(order, dtype=np.int64),
+                                         np.array(payloads, dtype=np.float64))[guards]
         self.bytes_moved += float(np.sum(sizes))
         return arrivals
 
