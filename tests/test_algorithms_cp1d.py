@@ -489,6 +489,39 @@ def test_bottom_up_level_is_the_same_on_any_number_of_host_threads(monkeypatch, 
                                                                    many.responses)
 
 
+def test_claim_delays_from_pair_tables_equal_the_delays_asked_for():
+    """A ClaimDelay offers its per-pair parts as tables when the remote hits
+    outnumber the node pairs, and the compiled loops evaluate
+    claim_delay_s per hit: the level is the same, array for array, as when
+    the delays are asked for one array at a time."""
+    from simbfs.algorithms.cp1d.spi import ClaimDelay
+    graph = generate_graph(GraphSpec("kronecker", 9, seed=6))
+    rng = np.random.default_rng(6)
+    nodes = 4
+    layout = Layout(graph, nodes, 4, heavy_count=4, index_stride=64)
+    visited = rng.random(graph.num_vertices) < 0.3
+    frontier = np.flatnonzero(visited & (rng.random(graph.num_vertices) < 0.5))
+    sim = Simulation(load_machine("bluegene_q", ["network.shape=[2,2]"]), nodes)
+    sweep = 1e-6 * (1 + rng.random(nodes))  # sweeps as long as a trip (about 1 us): the timing decides
+    rates = [rng.random((nodes, nodes)) * 1e9 for _ in range(2)]
+    delay = ClaimDelay(sim, sweep, *rates, per_packet=20.0)
+
+    class AskedFor:  # the same timing without its tables
+        sweep_time = sweep
+
+        def __call__(self, prober, owner, t):
+            return delay(prober, owner, t)
+    level = cp1d.bottom_up(layout, frontier, visited, CP1DOptions())
+    assert len(level.remote_node) > nodes * nodes and delay.pair_tables(len(level.remote_node)) is not None
+    tabled, asked = level(delay), level(AskedFor())
+    for name in tabled.ops:
+        assert np.array_equal(tabled.ops[name], asked.ops[name]), name
+    for a, b in zip(tabled.streams, asked.streams):
+        assert np.array_equal(a.sender, b.sender) and np.array_equal(a.sweep_vertex, b.sweep_vertex)
+    assert np.array_equal(tabled.new_parents, asked.new_parents)
+    assert (tabled.probes_sent, tabled.responses) == (asked.probes_sent, asked.responses)
+
+
 # -------------------------------------------------------- 4. CalcDirection
 @pytest.mark.parametrize("edges, unvisited, direction", [
     (11, 10, BOTTOM_UP), (10, 10, TOP_DOWN), (9, 10, TOP_DOWN), (1, 0, BOTTOM_UP), (0, 0, TOP_DOWN),

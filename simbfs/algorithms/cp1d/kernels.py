@@ -23,6 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...bfs.compiled import compiled, grown as _grown, grown_rows as _grown_rows, modulo as _mod, scaled as _scaled
+from .work import claim_delay_s
+
+# The pricing's formula, compiled as it is for the loops (one formula, one place).
+_claim_delay = compiled(inline="always")(claim_delay_s)
 
 # Every vertex here is owned by node v * N // n and falls in thread slice
 # v * T // n (bfs.partition): the same integer arithmetic, inlined, with
@@ -182,18 +186,22 @@ def bottom_up_remote_segments(indptr, indices, probers, first_index, heavy, in_f
 
 @compiled(nogil=True)
 def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n, N, T, owner_shift, slice_shift,
-                   member_base, member_span, sweep_time, remote_delay):
+                   member_base, member_span, sweep_time, remote_delay, trip, probe_fill, answer_fill):
     """Evaluate one claim timing: which segments (_split) are probed, and
     what the probed ones read (their first slot to their stop).
 
     A segment's thread reaches it at its ``seg_time``: its sweep position
     (_sweep_position) times the sweep's length on the prober's node
     (``sweep_time``, per node). Its claim time is its ``seg_time`` if it
-    has a local hit, and at most ``seg_time`` plus its ``remote_delay`` if
-    it has a remote one (one value per segment of
-    bottom_up_remote_segments for the same probers, in its order). Which
-    segments are probed: _read_slices. ``probers`` may be a run of all the
-    probers, starting at index ``first_index`` among them.
+    has a local hit, and at most ``seg_time`` plus its delay if it has a
+    remote one: ``remote_delay``, one value per segment of
+    bottom_up_remote_segments for the same probers, in its order; or, when
+    ``trip`` is not empty, work.claim_delay_s of the (prober node, owner)
+    pair's ``trip``, ``probe_fill`` and ``answer_fill`` (N * N tables,
+    prober * N + owner), the rest of the prober's sweep and half the
+    owner's (the ClaimDelay of spi.py, without an array per segment).
+    Which segments are probed: _read_slices. ``probers`` may be a run of
+    all the probers, starting at index ``first_index`` among them.
 
     Counts, per (node, thread) cell (node * T + thread):
 
@@ -238,8 +246,15 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
             t = np.inf
             if has_local[k]:
                 t = seg_time[k]
-            if first_remote_owner[k] >= 0:
-                t = min(t, seg_time[k] + remote_delay[r])
+            owner = first_remote_owner[k]
+            if owner >= 0:
+                if len(trip):
+                    pair = node * N + owner
+                    delay = _claim_delay(max(sweep_time[node] - seg_time[k], 0.0), probe_fill[pair],
+                                         answer_fill[pair], sweep_time[owner] / 2, trip[pair])
+                else:
+                    delay = remote_delay[r]
+                t = min(t, seg_time[k] + delay)
                 r += 1
             claim_time[k] = t
         _read_slices(seg_time, claim_time, count, read)

@@ -86,15 +86,24 @@ class ClaimDelay:
         trip = cp1d.packet_trip_s(self._hops[prober, owner], self._network, self._layer)
         return trip, self._fill(self._probe_rate, prober, owner), self._fill(self._answer_rate, owner, prober)
 
+    def pair_tables(self, count: int):
+        """(trip, probe fill, answer fill) of every (prober, owner) pair, N * N
+        tables indexed prober * N + owner, when ``count`` probes outnumber the
+        pairs (each pair's parts once, with the same element-wise arithmetic,
+        so the same values); else None."""
+        N = len(self.sweep_time)
+        if count <= N * N:
+            return None
+        if self._pair_table is None:
+            every = np.arange(N * N)
+            self._pair_table = np.stack(self._pair_parts(every // N, every % N))
+        return tuple(self._pair_table)
+
     def __call__(self, prober: np.ndarray, owner: np.ndarray, t: np.ndarray) -> np.ndarray:
         N = len(self.sweep_time)
-        if len(prober) > N * N:
-            # More probes than pairs: each pair's parts once, then looked up
-            # (the same element-wise arithmetic, so the same values).
-            if self._pair_table is None:
-                every = np.arange(N * N)
-                self._pair_table = np.stack(self._pair_parts(every // N, every % N))
-            trip, probe_fill, answer_fill = self._pair_table[:, prober * N + owner]
+        tables = self.pair_tables(len(prober))
+        if tables is not None:
+            trip, probe_fill, answer_fill = (table[prober * N + owner] for table in tables)
         else:
             trip, probe_fill, answer_fill = self._pair_parts(prober, owner)
         remaining = np.maximum(self.sweep_time[prober] - t, 0.0)

@@ -430,7 +430,11 @@ class BottomUpLevel:
     hit, the time from its probe until the claim is visible to the prober's
     threads (np.inf: not within this level); ``claim_delay.sweep_time`` is a
     per-node array: how long a thread's sweep over the unvisited vertices
-    takes.
+    takes. A claim timing that is :func:`claim_delay_s` of per-pair parts
+    may offer them instead, as ``claim_delay.pair_tables(count)`` for
+    ``count`` remote hits: (trip, probe fill, answer fill), N * N tables
+    indexed prober * N + owner, or None where calling it is cheaper; the
+    compiled loops then evaluate the formula per hit.
     """
 
     def __init__(self, layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions):
@@ -488,16 +492,23 @@ class BottomUpLevel:
         def add_counts(name, counts):
             ops[name] = ops[name] + counts.reshape(ops[name].shape)
         sweep_time = claim_delay.sweep_time  # per node, seconds
+        # The delays of the segments with a remote hit: as (prober, owner)
+        # tables that the loops read, where the timing offers them for this
+        # many segments, else one value per segment, in order.
         delay = np.zeros(0)
-        if len(self.remote_node):  # when their threads reach the segments with a remote hit, and their delay
-            delay = claim_delay(self.remote_node, self.first_remote_node,
-                                self.remote_pos * sweep_time[self.remote_node])
+        offered = getattr(claim_delay, "pair_tables", None)
+        tables = offered(len(self.remote_node)) if offered is not None and len(self.remote_node) else None
+        if tables is None:
+            tables = (np.zeros(0),) * 3
+            if len(self.remote_node):
+                delay = claim_delay(self.remote_node, self.first_remote_node,
+                                    self.remote_pos * sweep_time[self.remote_node])
         # Which segments are probed, and the entries they read (kernels.py).
         graph = layout.graph
         bounds = self.remote_bounds
         parts = in_parallel([partial(kernels.bottom_up_walk, graph.indptr, graph.indices, self.probers[run], run.start,
                                      *self.bits, layout.n, layout.N, T, *self.shifts, self.member_base,
-                                     self.member_span, sweep_time, delay[bounds[k]:bounds[k + 1]])
+                                     self.member_span, sweep_time, delay[bounds[k]:bounds[k + 1]], *tables)
                              for k, run in enumerate(self.chunks)])
         counts = parts[0][0]
         for part in parts[1:]:
