@@ -90,3 +90,16 @@ def test_broken_kronecker_tree_is_caught():
     parent[reached[0]] = -1
     report = validate_bfs_tree(graph, root, parent)
     assert not report.ok and "4" in rules_failed(report)
+
+
+def test_deep_trees_are_checked_at_every_depth():
+    """Levels narrower than 32 bits must not wrap: a path of 300 vertices
+    (levels past 127 and 255) passes, and a chord joining levels 0 and 299
+    or 150 and 152 fails rule 3 with those levels named."""
+    n = 300
+    path = [(v, v + 1) for v in range(n - 1)]
+    for chord, levels in (((0, n - 1), "0 and 299"), ((150, 152), "150 and 152")):
+        assert validate_bfs_tree(hand_graph(path, n), 0, np.array([0] + list(range(n - 1)))).ok
+        report = validate_bfs_tree(hand_graph(path + [chord], n), 0, np.array([0] + list(range(n - 1))))
+        assert not report.ok and rules_failed(report) == {"3"}
+        assert f"levels {levels}" in report.failures[0]

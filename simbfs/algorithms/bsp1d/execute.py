@@ -78,7 +78,14 @@ def first_frontier_neighbour(graph: Graph, vertices: np.ndarray, in_frontier: np
     found = np.full(len(vertices), -1, dtype=np.int64)
     examined = np.zeros(len(vertices), dtype=np.int64)
     active = np.flatnonzero(starts < ends)
-    width = 1
+    if len(active):  # the first probe of every list: one entry each, no segments to build
+        neighbours = graph.indices[starts[active]]
+        hit = in_frontier[neighbours]
+        found[active[hit]] = neighbours[hit]
+        examined[active] = 1
+        starts[active] += 1
+        active = active[~hit & (starts[active] < ends[active])]
+    width = 2
     while len(active):
         take = np.minimum(ends[active] - starts[active], width)
         segment_starts = np.cumsum(take) - take
