@@ -512,7 +512,8 @@ def test_claim_delays_from_pair_tables_equal_the_delays_asked_for():
         def __call__(self, prober, owner, t):
             return delay(prober, owner, t)
     level = cp1d.bottom_up(layout, frontier, visited, CP1DOptions())
-    assert len(level.remote_node) > nodes * nodes and delay.pair_tables(len(level.remote_node)) is not None
+    remote = len(level.remote_segments()[0])
+    assert remote > nodes * nodes and delay.pair_tables(remote) is not None
     tabled, asked = level(delay), level(AskedFor())
     for name in tabled.ops:
         assert np.array_equal(tabled.ops[name], asked.ops[name]), name
@@ -520,6 +521,31 @@ def test_claim_delays_from_pair_tables_equal_the_delays_asked_for():
         assert np.array_equal(a.sender, b.sender) and np.array_equal(a.sweep_vertex, b.sweep_vertex)
     assert np.array_equal(tabled.new_parents, asked.new_parents)
     assert (tabled.probes_sent, tabled.responses) == (asked.probes_sent, asked.responses)
+
+
+def test_remote_segments_found_by_a_first_walk_equal_those_found_apart():
+    """A bottom-up level's first evaluation with no remote claim visible
+    finds the segments with a remote hit on the way; a level evaluated
+    with a claim timing first finds them in a pass of their own. Both give
+    the same segments, and the same level for each timing."""
+    from simbfs.algorithms.cp1d.spi import NeverVisible
+    graph = generate_graph(GraphSpec("kronecker", 9, seed=7))
+    rng = np.random.default_rng(7)
+    layout = Layout(graph, 4, 4, heavy_count=4, index_stride=64)
+    visited = rng.random(graph.num_vertices) < 0.3
+    frontier = np.flatnonzero(visited & (rng.random(graph.num_vertices) < 0.5))
+    walked_first = cp1d.bottom_up(layout, frontier, visited, CP1DOptions())
+    asked_first = cp1d.bottom_up(layout, frontier, visited, CP1DOptions())
+    works = [walked_first(NeverVisible(4)), walked_first(PairDelay(4))]
+    timed = asked_first(PairDelay(4))  # its remote segments found apart, before the walk
+    found_apart = [asked_first(NeverVisible(4)), timed]
+    for one, other in zip(walked_first.remote_segments(), asked_first.remote_segments()):
+        assert np.array_equal(one, other)
+    assert len(walked_first.remote_segments()[0]) > 0
+    for a, b in zip(works, found_apart):
+        for name in a.ops:
+            assert np.array_equal(a.ops[name], b.ops[name]), name
+        assert np.array_equal(a.new_parents, b.new_parents) and a.probes_sent == b.probes_sent
 
 
 # -------------------------------------------------------- 4. CalcDirection

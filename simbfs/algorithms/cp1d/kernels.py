@@ -186,7 +186,8 @@ def bottom_up_remote_segments(indptr, indices, probers, first_index, heavy, in_f
 
 @compiled(nogil=True)
 def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n, N, T, owner_shift, slice_shift,
-                   member_base, member_span, sweep_time, remote_delay, trip, probe_fill, answer_fill):
+                   member_base, member_span, sweep_time, never_visible, remote_delay, trip, probe_fill, answer_fill,
+                   record_remote):
     """Evaluate one claim timing: which segments (_split) are probed, and
     what the probed ones read (their first slot to their stop).
 
@@ -200,8 +201,10 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
     pair's ``trip``, ``probe_fill`` and ``answer_fill`` (N * N tables,
     prober * N + owner), the rest of the prober's sweep and half the
     owner's (the ClaimDelay of spi.py, without an array per segment).
-    Which segments are probed: _read_slices. ``probers`` may be a run of
-    all the probers, starting at index ``first_index`` among them.
+    With ``never_visible`` no remote claim is visible within the level
+    (every delay infinite). Which segments are probed: _read_slices.
+    ``probers`` may be a run of all the probers, starting at index
+    ``first_index`` among them.
 
     Counts, per (node, thread) cell (node * T + thread):
 
@@ -216,8 +219,13 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
     thread, receiver, sweep vertex), in CSR order, and the claims: every
     prober with a hit, in ascending order, and its parent, the first entry
     (in CSR order) with the smallest claim time; a local hit is claimed at
-    its segment's ``seg_time``, a remote one at the segment's claim time."""
+    its segment's ``seg_time``, a remote one at the segment's claim time.
+    With ``record_remote``, last, what bottom_up_remote_segments returns
+    for the same probers (found on the way; else empty arrays)."""
     slice_mask = T - 1 if T & (T - 1) == 0 else -1
+    remote_nodes = np.empty(len(probers) if record_remote else 0, dtype=np.int64)
+    remote_owners = np.empty(len(remote_nodes), dtype=np.int64)
+    remote_positions = np.empty(len(remote_nodes), dtype=np.float64)
     start = np.empty(T, dtype=np.int64)
     stop = np.empty(T, dtype=np.int64)
     thread = np.empty(T, dtype=np.int64)
@@ -241,13 +249,22 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
         count = _split(indptr, indices, v, node, heavy, in_frontier, n, N, T, owner_shift, slice_shift,
                        start, stop, thread, has_local, first_remote_owner)
         for k in range(count):
-            seg_time[k] = (_sweep_position(first_index + i, node, thread[k], member_base, member_span, T)
-                           * sweep_time[node])
+            position = _sweep_position(first_index + i, node, thread[k], member_base, member_span, T)
+            seg_time[k] = position * sweep_time[node]
             t = np.inf
             if has_local[k]:
                 t = seg_time[k]
             owner = first_remote_owner[k]
-            if owner >= 0:
+            if owner >= 0 and record_remote:
+                if r == len(remote_nodes):
+                    remote_nodes, remote_owners = _grown(remote_nodes), _grown(remote_owners)
+                    remote_positions = _grown(remote_positions)
+                remote_nodes[r] = node
+                remote_owners[r] = owner
+                remote_positions[r] = position
+            if owner >= 0 and never_visible:
+                r += 1
+            elif owner >= 0:
                 if len(trip):
                     pair = node * N + owner
                     delay = _claim_delay(max(sweep_time[node] - seg_time[k], 0.0), probe_fill[pair],
@@ -307,7 +324,7 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
             parent[claims] = best_parent
             claims += 1
     return (counts, probe_stream[:, :p].copy(), answer_stream[:, :a].copy(), claimed[:claims].copy(),
-            parent[:claims].copy())
+            parent[:claims].copy(), remote_nodes[:r].copy(), remote_owners[:r].copy(), remote_positions[:r].copy())
 
 
 @compiled(nogil=True)

@@ -116,6 +116,8 @@ class NeverVisible:
     cp1d-spi bottom-up level. Only the order of the threads' visits matters
     then, so every sweep takes one unit of time."""
 
+    never_visible = True  # (BottomUpLevel then skips the delays)
+
     def __init__(self, nodes: int):
         self.sweep_time = np.ones(nodes)
 

@@ -461,18 +461,30 @@ class BottomUpLevel:
         self.member_base, self.member_span = bounds[:-1], np.maximum(np.diff(bounds), 1)
         self.shifts = floor_shift(layout.N, layout.n), floor_shift(T, layout.n)
         self.bits = np.packbits(heavy, bitorder="little"), np.packbits(in_frontier, bitorder="little")
-        # The segments with a remote hit before their stop: the prober's
-        # node, the first such hit's owner, and the segment's position (the
-        # claim timing is asked about these only).
         # The probers in runs of about equal entries, one per thread: the
         # loops are independent per prober, and their results are put
         # together in the probers' order, so they are the same however many.
         self.chunks = balanced_chunks(layout.degree[light_u], worker_threads())
-        remote = in_parallel([partial(kernels.bottom_up_remote_segments, graph.indptr, graph.indices, light_u[run],
-                                      run.start, *self.bits, layout.n, layout.N, T, *self.shifts, self.member_base,
-                                      self.member_span) for run in self.chunks])
-        self.remote_bounds = np.cumsum([0] + [len(part[0]) for part in remote])
-        self.remote_node, self.first_remote_node, self.remote_pos = (np.concatenate(parts) for parts in zip(*remote))
+        self._remote = None  # found by the first evaluation, or when a timing first needs them
+
+    def remote_segments(self):
+        """The segments with a remote hit before their stop: the prober's
+        node, the first such hit's owner and the segment's position, in CSR
+        order (the claim timing is asked about these only), and where each
+        run of probers starts among them."""
+        if self._remote is None:
+            from . import kernels
+            graph, layout = self.layout.graph, self.layout
+            parts = in_parallel([partial(kernels.bottom_up_remote_segments, graph.indptr, graph.indices,
+                                         self.probers[run], run.start, *self.bits, layout.n, layout.N, layout.T,
+                                         *self.shifts, self.member_base, self.member_span) for run in self.chunks])
+            self._keep_remote(parts)
+        return self._remote
+
+    def _keep_remote(self, parts) -> None:
+        """Keep the runs' remote segments (three arrays each), joined in order."""
+        bounds = np.cumsum([0] + [len(part[0]) for part in parts])
+        self._remote = (*(np.concatenate(pieces) for pieces in zip(*parts)), bounds)
 
     def __call__(self, claim_delay) -> LevelWork:
         from . import kernels
@@ -492,29 +504,37 @@ class BottomUpLevel:
         def add_counts(name, counts):
             ops[name] = ops[name] + counts.reshape(ops[name].shape)
         sweep_time = claim_delay.sweep_time  # per node, seconds
-        # The delays of the segments with a remote hit: as (prober, owner)
-        # tables that the loops read, where the timing offers them for this
-        # many segments, else one value per segment, in order.
-        delay = np.zeros(0)
-        offered = getattr(claim_delay, "pair_tables", None)
-        tables = offered(len(self.remote_node)) if offered is not None and len(self.remote_node) else None
-        if tables is None:
-            tables = (np.zeros(0),) * 3
-            if len(self.remote_node):
-                delay = claim_delay(self.remote_node, self.first_remote_node,
-                                    self.remote_pos * sweep_time[self.remote_node])
+        # The delays of the segments with a remote hit: none when no remote
+        # claim is visible within the level (the loops then find those
+        # segments on the way, for the next evaluation); else as (prober,
+        # owner) tables that the loops read, where the timing offers them for
+        # this many segments; else one value per segment, in order.
+        never = getattr(claim_delay, "never_visible", False)
+        record = never and self._remote is None
+        delay, tables = np.zeros(0), (np.zeros(0),) * 3
+        bounds = np.zeros(len(self.chunks) + 1, dtype=np.int64)
+        if not never:
+            node, owner, position, bounds = self.remote_segments()
+            offered = getattr(claim_delay, "pair_tables", None)
+            offered = offered(len(node)) if offered is not None and len(node) else None
+            if offered is not None:
+                tables = offered
+            elif len(node):
+                delay = claim_delay(node, owner, position * sweep_time[node])
         # Which segments are probed, and the entries they read (kernels.py).
         graph = layout.graph
-        bounds = self.remote_bounds
         parts = in_parallel([partial(kernels.bottom_up_walk, graph.indptr, graph.indices, self.probers[run], run.start,
                                      *self.bits, layout.n, layout.N, T, *self.shifts, self.member_base,
-                                     self.member_span, sweep_time, delay[bounds[k]:bounds[k + 1]], *tables)
+                                     self.member_span, sweep_time, never, delay[bounds[k]:bounds[k + 1]], *tables,
+                                     record)
                              for k, run in enumerate(self.chunks)])
+        if record:
+            self._keep_remote([part[5:] for part in parts])
         counts = parts[0][0]
         for part in parts[1:]:
             counts = counts + part[0]
         probe_stream, answer_stream, new, new_parents = (np.concatenate(pieces, axis=-1)
-                                                         for pieces in list(zip(*parts))[1:])
+                                                         for pieces in list(zip(*parts))[1:5])
         if options.representation != "edge-list":
             add_counts("edge_entry", counts[0])
         add_counts("bitmap_test", counts[1])  # local checks
