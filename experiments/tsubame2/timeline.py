@@ -13,11 +13,13 @@ nothing would overlap; the script shrinks the buffer to 1 MiB
 (--set ueno2d.gather_buffer="1 MiB") so that the level runs as a pipeline
 of several portions, as it does at the paper's sizes (scale 23 per GPU).
 
-    python experiments/tsubame2/timeline.py [--quick] [--out DIR]
+    python experiments/tsubame2/timeline.py [--quick] [--out DIR] [--docs]
 
 Writes timeline.png and timeline.csv (every span of the level on process 0,
-in microseconds from the level's start) to DIR; a full-size run also
-refreshes the docs' picture, docs/background/ueno2d-level.png.
+in microseconds from the level's start) to DIR; with --docs, a full-size
+run also refreshes the docs' picture, docs/background/ueno2d-level.png
+(never otherwise: `simbfs reproduce` runs this script and must not write
+into the checkout).
 """
 
 from __future__ import annotations
@@ -127,7 +129,10 @@ def summary(doc, level, start, spans) -> dict:
 
 
 def main(argv=None):
-    args = lib.parse_args(__doc__, MACHINE, argv)
+    parser = lib.parser(__doc__, MACHINE)
+    parser.add_argument("--docs", action="store_true",
+                        help=f"also copy the picture to {DOCS_PICTURE.relative_to(lib.ROOT)} (full size only)")
+    args = parser.parse_args(argv)
     out = lib.out_dir(args)
     size = QUICK if args.quick else FULL
     doc, level, start, spans = run_level(**size)
@@ -182,7 +187,7 @@ def main(argv=None):
               f"{(max(s.end_s for s in late) - start) * us:,.1f} us: record_units lays out more than the level's bound")
     rows.sort(key=lambda r: (LANES.index(r["lane"]), r["start_us"]))
     lib.save(fig, rows, out, "timeline")
-    if not args.quick:
+    if args.docs and not args.quick:
         shutil.copyfile(out / "timeline.png", DOCS_PICTURE)
         print(f"wrote {DOCS_PICTURE.relative_to(lib.ROOT)}")
     return rows
