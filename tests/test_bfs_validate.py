@@ -103,3 +103,13 @@ def test_deep_trees_are_checked_at_every_depth():
         report = validate_bfs_tree(hand_graph(path + [chord], n), 0, np.array([0] + list(range(n - 1))))
         assert not report.ok and rules_failed(report) == {"3"}
         assert f"levels {levels}" in report.failures[0]
+
+
+def test_supplied_levels_below_unreached_are_not_wrapped():
+    """A supplied level of -255 is wrong (rule 2) and, kept as it is, makes
+    the tuple (0, 1) span more than one level (rule 3); narrowing the
+    levels to 8 bits would wrap it to 1 and hide that."""
+    graph = hand_graph([(0, 1)], 2)
+    parent = np.array([0, 0])
+    report = validate_bfs_tree(graph, 0, parent, np.array([0, -255]))
+    assert not report.ok and {"2", "3"} <= rules_failed(report)

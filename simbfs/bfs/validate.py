@@ -155,9 +155,12 @@ def validate_bfs_tree(graph, root: int, parent: np.ndarray,
     # Narrow levels shrink the random gathers per tuple: a BFS is rarely
     # deeper than 126 levels, and then 1 byte a vertex keeps the gathered
     # array in cache (differences of two such levels stay within 8 bits).
+    # (Only levels from UNREACHED up are narrowed: a supplied level below it
+    # would wrap and could hide a failure.)
     deepest = int(levels.max(initial=0))
     narrow = np.int8 if deepest < 127 else np.int16 if deepest < 2**15 - 1 else np.int32
-    compact = levels.astype(narrow) if deepest < 2**31 - 1 else levels
+    in_range = int(levels.min(initial=0)) >= UNREACHED and deepest < 2**31 - 1
+    compact = levels.astype(narrow) if in_range else levels
     compact_parent = parent.astype(np.int32) if n < 2**31 else parent
     # With no cycle, "reached" is exactly "has a level", already gathered.
     reached_is_levelled = level is None and not cyclic.any()

@@ -35,10 +35,6 @@ from .model import (
 from .sections import SectionValues, registered_sections
 
 OVERRIDE_SOURCE = "command-line override (--set)"
-# libyaml's parser where PyYAML was built with it (its wheels are): the same
-# safe subset of YAML, parsed about ten times faster than in pure Python,
-# which is a tenth of a short run
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def machines_dir() -> Path:
@@ -91,7 +87,7 @@ def _read_yaml(path: Path) -> dict:
         raise UserError(f"{path} is not UTF-8 text (byte {exc.start}, line {line}: {exc.object[exc.start:exc.end]!r}); "
                         f"save it as UTF-8") from None
     try:
-        data = yaml.load(text, Loader=SAFE_LOADER)
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         where = ""
         mark = getattr(exc, "problem_mark", None)
