@@ -773,3 +773,15 @@ def test_memory_peak_is_the_structure_plus_the_larger_of_building_and_visiting()
     assert mpi.peak == pytest.approx(structure + max(16 * ends / 2, 8 * n + 3 * n / 8 + 2 * 8 * entries))
 
 
+
+
+def test_an_unsorted_adjacency_list_is_refused_not_overrun():
+    """The bottom-up walk keeps at most T segments per vertex, which a
+    sorted list cannot exceed; an unsorted one (slices 0, 1, 0, 1, ...) is
+    an error, not a write past the scratch arrays."""
+    from simbfs.algorithms.cp1d.kernels import bottom_up_remote_segments
+    indptr, indices = np.array([0, 6]), np.array([0, 5, 0, 5, 0, 5], dtype=np.int32)
+    no_bits = np.zeros(1, dtype=np.uint8)
+    with pytest.raises(ValueError, match="not sorted"):
+        bottom_up_remote_segments(indptr, indices, np.array([0]), 0, no_bits, no_bits, 8, 1, 2, 3, 2,
+                                  np.array([0]), np.array([1]))

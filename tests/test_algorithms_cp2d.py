@@ -176,13 +176,21 @@ def reference_scan(graph, frontier, vis, visited, N, R):
     return entries, packed, unpacked, pairs, claims, vis_after
 
 
-@pytest.mark.parametrize("nodes,divide", [(8, False), (16, False), (16, True)])
-def test_scan_equals_its_entry_by_entry_definition(graph, nodes, divide):
+@pytest.mark.parametrize("nodes,divide,odd", [(8, False, False), (16, False, False), (16, True, False),
+                                              (16, False, True)])
+def test_scan_equals_its_entry_by_entry_definition(graph, nodes, divide, odd):
     """The compiled scan (cp2d/kernels.py) against the set-based definition,
     on random frontiers, Vis and visited sets; ``divide`` forces the owner's
-    division path instead of the shift."""
+    division path instead of the shift; ``odd`` is a graph of 1,003
+    vertices (neither a power of two nor a multiple of 8, so each grid
+    column's Vis bits are padded to whole bytes)."""
     from simbfs.algorithms.cp2d.kernels import claim_targets, top_down_scan
     from simbfs.bfs.partition import floor_shift
+    from simbfs.graph import EdgeList, build_csr
+    if odd:
+        rng = np.random.default_rng(11)
+        src, dst = (rng.integers(0, 1003, 8000).astype(np.int32) for _ in range(2))
+        graph = build_csr(GraphSpec("kronecker", 10), EdgeList(src, dst, 1003))
     n = graph.num_vertices
     R, C = cp2d.grid_shape(nodes)
     stride = -(-n // 8) * 8
@@ -199,8 +207,10 @@ def test_scan_equals_its_entry_by_entry_definition(graph, nodes, divide):
             visited_bits[v >> 3] |= np.uint8(1 << (v & 7))
         best = np.full(n, -1, dtype=np.int64)
         shift = -1 if divide else floor_shift(nodes, n)
-        entries, packed, unpacked, pairs, targets, parents = top_down_scan(
-            graph.indptr, graph.indices, frontier, vis_bits, stride, visited_bits, n, nodes, R, shift)
+        entries, packed = np.zeros(nodes, dtype=np.int64), np.zeros(nodes, dtype=np.int64)
+        pairs = np.zeros(nodes * nodes, dtype=np.int64)
+        unpacked, targets, parents = top_down_scan(graph.indptr, graph.indices, frontier, vis_bits, stride,
+                                                   visited_bits, n, nodes, R, shift, entries, packed, pairs)
         claimed = claim_targets(targets, parents, best, vis_bits, stride, visited_bits, n, nodes, R, shift)
         e, p, u, pr, claims, vis_after = reference_scan(graph, frontier.tolist(), vis, visited, nodes, R)
         assert entries.tolist() == e and packed.tolist() == p and unpacked.tolist() == u

@@ -9,7 +9,50 @@ which uses none of them does not pay numba's import.
 from __future__ import annotations
 
 import numpy as np
+import functools
+import hashlib
+from pathlib import Path
+
 from numba import njit as _njit
+from numba.core import caching as _caching
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+
+
+def source_fingerprint(root: Path = PACKAGE_ROOT) -> str:
+    """A hash of every Python source file under ``root``, names and bytes."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+_package_fingerprint = functools.lru_cache(maxsize=1)(source_fingerprint)
+
+
+def _stamped(locator):
+    """numba's cache ``locator``, whose stamp of a simbfs function's source
+    also holds the fingerprint of the whole package. numba invalidates a
+    cached loop only when the file that defines it changes; ours compile
+    functions of other files into them (bfs.compiled's helpers, the pricing
+    formula claim_delay_s of cp1d/work.py), and an edit there would
+    otherwise leave the cached machine code computing the old formula."""
+    class Stamped(locator):
+        def get_source_stamp(self):
+            stamp = super().get_source_stamp()
+            if Path(self._py_file).resolve().is_relative_to(PACKAGE_ROOT):
+                return stamp, _package_fingerprint()
+            return stamp
+    Stamped.__name__ = Stamped.__qualname__ = f"Package{locator.__name__}"
+    return Stamped
+
+
+# (numba has no public hook for this; its locators are tried in this order)
+_caching.CacheImpl._locator_classes = [
+    _stamped(locator) if issubclass(locator, _caching._SourceFileBackedLocatorMixin) else locator
+    for locator in (locator.__bases__[0] if locator.__name__.startswith("Package") else locator  # (a reload)
+                    for locator in _caching.CacheImpl._locator_classes)]
 
 
 def compiled(**options):
@@ -22,6 +65,7 @@ def compiled(**options):
             return _njit(cache=True, **options)(function)
         except RuntimeError:  # numba: "cannot cache function ...: no locator available"
             return _njit(**options)(function)
+    # (the cache is stamped with the whole package's sources: _stamped)
     return decorate
 
 

@@ -23,10 +23,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...bfs.compiled import compiled, grown as _grown, grown_rows as _grown_rows, modulo as _mod, scaled as _scaled
-from .work import claim_delay_s
+from numba.extending import register_jitable
 
-# The pricing's formula, compiled as it is for the loops (one formula, one place).
-_claim_delay = compiled(inline="always")(claim_delay_s)
+from .work import claim_delay_s, probe_claim_delay_s
+
+# The pricing's formula, compiled as it is for the loops (one formula, one
+# place): calls to these functions inside compiled code compile them.
+register_jitable(claim_delay_s)
+register_jitable(probe_claim_delay_s)
 
 # Every vertex here is owned by node v * N // n and falls in thread slice
 # v * T // n (bfs.partition): the same integer arithmetic, inlined, with
@@ -57,6 +61,8 @@ def _split(indptr, indices, v, node, heavy, in_frontier, n, N, T, owner_shift, s
         u = indices[slot]
         slice_ = _scaled(u, T, n, slice_shift)
         if slice_ != current:
+            if k + 1 == len(start):
+                raise ValueError("an adjacency list is not sorted: more thread slices than threads")
             if k >= 0:
                 first_remote_owner[k] = first_owner
                 if not stopped:
@@ -197,10 +203,10 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
     has a local hit, and at most ``seg_time`` plus its delay if it has a
     remote one: ``remote_delay``, one value per segment of
     bottom_up_remote_segments for the same probers, in its order; or, when
-    ``trip`` is not empty, work.claim_delay_s of the (prober node, owner)
-    pair's ``trip``, ``probe_fill`` and ``answer_fill`` (N * N tables,
-    prober * N + owner), the rest of the prober's sweep and half the
-    owner's (the ClaimDelay of spi.py, without an array per segment).
+    ``trip`` is not empty, work.probe_claim_delay_s of the two nodes'
+    sweeps, the segment's time and the (prober node, owner) pair's
+    ``trip``, ``probe_fill`` and ``answer_fill`` (N * N tables, prober * N
+    + owner): the ClaimDelay of spi.py, without an array per segment.
     With ``never_visible`` no remote claim is visible within the level
     (every delay infinite). Which segments are probed: _read_slices.
     ``probers`` may be a run of all the probers, starting at index
@@ -267,8 +273,8 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
             elif owner >= 0:
                 if len(trip):
                     pair = node * N + owner
-                    delay = _claim_delay(max(sweep_time[node] - seg_time[k], 0.0), probe_fill[pair],
-                                         answer_fill[pair], sweep_time[owner] / 2, trip[pair])
+                    delay = probe_claim_delay_s(sweep_time[node], sweep_time[owner], seg_time[k], probe_fill[pair],
+                                                answer_fill[pair], trip[pair])
                 else:
                     delay = remote_delay[r]
                 t = min(t, seg_time[k] + delay)

@@ -221,7 +221,7 @@ class Target:
 
 class _TargetClaimDelay:
     """cp1d_spi.ClaimDelay at the target's mean rates, on the virtual layout:
-    the same cp1d.claim_delay_s, with one mean trip and fill wait for all pairs."""
+    the same cp1d.probe_claim_delay_s, with one mean trip and fill wait for all pairs."""
 
     def __init__(self, virtual: int, sweep_s: float, trip_s: float, probe_fill_s: float, answer_fill_s: float):
         self.sweep_time = np.full(virtual, sweep_s)
@@ -230,9 +230,8 @@ class _TargetClaimDelay:
         self._answer_fill = answer_fill_s
 
     def __call__(self, prober, owner, t):
-        remaining = np.maximum(self.sweep_time[prober] - t, 0.0)
-        return cp1d.claim_delay_s(remaining, self._probe_fill, self._answer_fill, self.sweep_time[owner] / 2,
-                                  self._trip)
+        return cp1d.probe_claim_delay_s(self.sweep_time[prober], self.sweep_time[owner], t, self._probe_fill,
+                                        self._answer_fill, self._trip)
 
 
 @dataclass

@@ -106,8 +106,8 @@ class ClaimDelay:
             trip, probe_fill, answer_fill = (table[prober * N + owner] for table in tables)
         else:
             trip, probe_fill, answer_fill = self._pair_parts(prober, owner)
-        remaining = np.maximum(self.sweep_time[prober] - t, 0.0)
-        return cp1d.claim_delay_s(remaining, probe_fill, answer_fill, self.sweep_time[owner] / 2, trip)
+        return cp1d.probe_claim_delay_s(self.sweep_time[prober], self.sweep_time[owner], t, probe_fill, answer_fill,
+                                        trip)
 
 
 class NeverVisible:

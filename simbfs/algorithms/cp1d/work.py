@@ -351,6 +351,16 @@ def claim_delay_s(remaining_s, probe_fill_s, answer_fill_s, answer_cap_s, trip_s
     return np.minimum(probe_fill_s, remaining_s) + np.minimum(answer_fill_s, answer_cap_s) + 2 * trip_s
 
 
+def probe_claim_delay_s(prober_sweep_s, owner_sweep_s, probe_time_s, probe_fill_s, answer_fill_s, trip_s):
+    """:func:`claim_delay_s` of a probe issued ``probe_time_s`` into its
+    prober's sweep of ``prober_sweep_s``: it waits at most the rest of that
+    sweep, its answer at most half the owner's sweep (``owner_sweep_s``).
+    Called with arrays by the claim timings and per probe by the compiled
+    bottom-up walk."""
+    return claim_delay_s(np.maximum(prober_sweep_s - probe_time_s, 0.0), probe_fill_s, answer_fill_s,
+                         owner_sweep_s / 2, trip_s)
+
+
 def new_ops(layout: Layout) -> dict:
     return {name: _zeros(layout) for name in OP_NAMES}
 
@@ -418,14 +428,17 @@ def _mod(values: np.ndarray, modulus: int) -> np.ndarray:
 class BottomUpLevel:
     """BackwardStep of Algorithms 3 and 4, as a function of claim timing.
 
-    Built once per level, it finds the graph side of the level (what does
-    not depend on timing): the light unvisited vertices' thread segments,
-    where each segment's sweep stops at a local hit, and its remote hits
-    before that. Calling it with ``claim_delay`` evaluates the
-    timing-dependent part (which segments are read before a claim is
-    visible, what they send, which claim wins) and returns the LevelWork,
-    as often as the caller needs. Both walk the CSR arrays in compiled loops
-    (kernels.py) and keep nothing per adjacency entry.
+    Built once per level, it holds the graph side of the level (what does
+    not depend on timing): the light unvisited vertices (the probers) and
+    the sets their lists are tested against. Calling it with
+    ``claim_delay`` evaluates the timing-dependent part (which thread
+    segments are read before a claim is visible, what they send, which
+    claim wins) and returns the LevelWork, as often as the caller needs.
+    The compiled loops (kernels.py) split each prober's list into its
+    thread segments again at each evaluation, up to each segment's first
+    local hit, and keep nothing per adjacency entry or per segment; only
+    the segments with a remote hit before their stop are kept, found by the
+    first evaluation (or apart, when a timing needs them first).
     ``claim_delay(prober_node, owner_node, probe_time)`` gives, per remote
     hit, the time from its probe until the claim is visible to the prober's
     threads (np.inf: not within this level); ``claim_delay.sweep_time`` is a

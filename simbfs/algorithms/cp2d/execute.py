@@ -73,8 +73,9 @@ Compute (cp1d's operation costs and thread model)
     memory needs for its streams and its cache misses
     (:func:`simbfs.algorithms.cp1d.pricing.memory_seconds`).
 
-The level's work is computed for all nodes in one vectorised pass over the
-real graph; the resulting parent array is validated by the runner.
+The level's work is computed for all nodes in one compiled pass over the
+frontier's lists (kernels.py; runs of whole grid columns on the host's
+threads); the resulting parent array is validated by the runner.
 """
 
 from __future__ import annotations
@@ -301,13 +302,15 @@ class _Run:
         # grid row; the owner claims the unvisited ones, smallest parent first
         from . import kernels  # here: numba loads only for the runs that use it
         graph = self.graph
+        entries, packed = np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
+        pair_counts = np.zeros(N * N, dtype=np.int64)  # one for all runs: each adds to its columns' rows
         parts = in_parallel([partial(kernels.top_down_scan, graph.indptr, graph.indices, F[run], self.vis,
-                                     self._stride, self._visited, self.n, N, R, self._owner_shift)
+                                     self._stride, self._visited, self.n, N, R, self._owner_shift, entries, packed,
+                                     pair_counts)
                              for run in self.column_runs(F)])
-        entries, packed, unpacked, pair_counts = (np.sum(pieces, axis=0) if len(parts) > 1 else pieces[0]
-                                                  for pieces in list(zip(*parts))[:4])
-        claimed = kernels.claim_targets(np.concatenate([part[4] for part in parts]),
-                                        np.concatenate([part[5] for part in parts]), self._best, self.vis,
+        unpacked = np.sum([part[0] for part in parts], axis=0) if len(parts) > 1 else parts[0][0]
+        claimed = kernels.claim_targets(np.concatenate([part[1] for part in parts]),
+                                        np.concatenate([part[2] for part in parts]), self._best, self.vis,
                                         self._stride, self._visited, self.n, N, R, self._owner_shift)
         new = np.sort(claimed)
         new_parents = self._best[new]

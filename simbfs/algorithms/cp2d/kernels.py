@@ -32,7 +32,7 @@ from ...bfs.compiled import compiled, grown as _grown, scaled
 
 
 @compiled(nogil=True)
-def top_down_scan(indptr, indices, frontier, vis, stride, visited, n, N, R, owner_shift):
+def top_down_scan(indptr, indices, frontier, vis, stride, visited, n, N, R, owner_shift, entries, packed, pairs):
     """One level's scan and fold for the frontier vertices ``frontier`` (a
     run of the ascending frontier; runs on threads must hold whole grid
     columns).
@@ -43,16 +43,15 @@ def top_down_scan(indptr, indices, frontier, vis, stride, visited, n, N, R, owne
     place. ``visited`` is the bitmap of the vertices visited before this
     level (read only).
 
-    Returns per node the entries it holds and reads, the pairs it packs
-    for another node and the pairs it receives, the N x N pair counts
-    (holder * N + owner), and the claim candidates: each pair whose target
-    is unvisited, as (target, parent), in discovery order (claim_targets
-    finds the winners).
+    Adds to ``entries`` and ``packed`` (per node: the entries it holds and
+    reads, the pairs it packs for another node) and ``pairs`` (N x N,
+    holder * N + owner): the holders are the frontier's grid columns'
+    nodes, so runs of whole columns on threads add to rows of their own.
+    Returns per node the pairs it receives, and the claim candidates: each
+    pair whose target is unvisited, as (target, parent), in discovery order
+    (claim_targets finds the winners).
     """
-    entries = np.zeros(N, dtype=np.int64)
-    packed = np.zeros(N, dtype=np.int64)
     unpacked = np.zeros(N, dtype=np.int64)
-    pairs = np.zeros(N * N, dtype=np.int64)
     candidate_target = np.empty(max(len(frontier), 16), dtype=np.int64)
     candidate_parent = np.empty(len(candidate_target), dtype=np.int64)
     candidates = 0
@@ -80,7 +79,7 @@ def top_down_scan(indptr, indices, frontier, vis, stride, visited, n, N, R, owne
                 candidate_target[candidates] = v
                 candidate_parent[candidates] = u
                 candidates += 1
-    return entries, packed, unpacked, pairs, candidate_target[:candidates].copy(), candidate_parent[:candidates].copy()
+    return unpacked, candidate_target[:candidates].copy(), candidate_parent[:candidates].copy()
 
 
 @compiled(nogil=True)
