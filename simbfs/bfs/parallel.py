@@ -16,9 +16,13 @@ import numpy as np
 
 
 def worker_threads() -> int:
-    """Threads a compiled loop over independent parts may use: the host's
-    cores, at most 4 (as the validator's gathers)."""
-    return max(1, min(4, os.cpu_count() or 1))
+    """Threads a compiled loop over independent parts may use: the cores
+    this process may run on, at most 4 (as the validator's gathers)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # (no affinity on this platform)
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
 
 
 def balanced_chunks(weights: np.ndarray, chunks: int) -> list[slice]:
