@@ -15,7 +15,7 @@ import pytest
 
 from simbfs.algorithms import ALGORITHMS
 from simbfs.algorithms.cp1d import work as cp1d
-from simbfs.algorithms.cp1d.kernels import probed_segments
+from simbfs.algorithms.cp1d.kernels import _read_slices
 from simbfs.algorithms.cp1d.work import CP1DOptions, Layout, Streams
 from simbfs.algorithms.cp1d.spi import CP1DSPI, calc_direction
 from simbfs.bfs import BOTTOM_UP, TOP_DOWN, validate_bfs_tree
@@ -306,6 +306,19 @@ def test_each_thread_fills_its_own_packets_and_probes_count_as_backward(tiny_lay
 
 
 # ------------------------------------------------ 3. which slices are read
+def probed_segments(vertex, seg_time, claim_time):
+    """The compiled walk's read rule (kernels._read_slices), vertex by vertex
+    over segments whose vertices are consecutive."""
+    probed = np.zeros(len(vertex), dtype=bool)
+    starts = np.flatnonzero(np.diff(vertex, prepend=-1)) if len(vertex) else np.zeros(0, dtype=int)
+    for first, last in zip(starts, list(starts[1:]) + [len(vertex)]):
+        read = np.zeros(last - first, dtype=bool)
+        _read_slices(np.asarray(seg_time[first:last], dtype=float), np.asarray(claim_time[first:last], dtype=float),
+                     last - first, read)
+        probed[first:last] = read
+    return probed
+
+
 def test_remote_claim_stops_the_slices_after_it_is_visible():
     read = probed_segments(np.array([0, 0, 0]), np.array([0.1, 0.5, 0.9]), np.array([np.inf, 0.6, np.inf]))
     assert read.tolist() == [True, True, False]
@@ -779,9 +792,9 @@ def test_an_unsorted_adjacency_list_is_refused_not_overrun():
     """The bottom-up walk keeps at most T segments per vertex, which a
     sorted list cannot exceed; an unsorted one (slices 0, 1, 0, 1, ...) is
     an error, not a write past the scratch arrays."""
-    from simbfs.algorithms.cp1d.kernels import bottom_up_remote_segments
+    from simbfs.algorithms.cp1d.kernels import bottom_up_walk
     indptr, indices = np.array([0, 6]), np.array([0, 5, 0, 5, 0, 5], dtype=np.int32)
-    no_bits = np.zeros(1, dtype=np.uint8)
+    no_bits, none = np.zeros(1, dtype=np.uint8), np.zeros(0)
     with pytest.raises(ValueError, match="not sorted"):
-        bottom_up_remote_segments(indptr, indices, np.array([0]), 0, no_bits, no_bits, 8, 1, 2, 3, 2,
-                                  np.array([0]), np.array([1]))
+        bottom_up_walk(indptr, indices, np.array([0]), 0, no_bits, no_bits, 8, 1, 2, 3, 2, np.array([0]),
+                       np.array([1]), np.ones(1), True, none, none, none, none, True)

@@ -1,5 +1,6 @@
-"""What the compiled loops share (issue 16): numba's njit with a cache, and
-the partition arithmetic of bfs.partition for one value at a time.
+"""What the compiled loops share (issue 16): numba's njit with a cache
+stamped with the whole package's sources, the partition arithmetic of
+bfs.partition for one value at a time, and array growth.
 
 numba is imported only by the modules that define compiled loops, and
 those are imported inside the functions that call them, so that a run
@@ -8,11 +9,11 @@ which uses none of them does not pay numba's import.
 
 from __future__ import annotations
 
-import numpy as np
 import functools
 import hashlib
 from pathlib import Path
 
+import numpy as np
 from numba import njit as _njit
 from numba.core import caching as _caching
 
@@ -58,14 +59,14 @@ _caching.CacheImpl._locator_classes = [
 def compiled(**options):
     """numba's njit, its machine code cached beside the source (or in
     ~/.cache, or NUMBA_CACHE_DIR) so that only the first run after an
-    install compiles it; where no cache location is writable, compiled
-    in each process instead of failing."""
+    install or an edit of the package compiles it (the cache is stamped
+    with all of its sources: _stamped); where no cache location is
+    writable, compiled in each process instead of failing."""
     def decorate(function):
         try:
             return _njit(cache=True, **options)(function)
         except RuntimeError:  # numba: "cannot cache function ...: no locator available"
             return _njit(**options)(function)
-    # (the cache is stamped with the whole package's sources: _stamped)
     return decorate
 
 

@@ -21,10 +21,9 @@ work.py is their only caller and states what the quantities mean.
 from __future__ import annotations
 
 import numpy as np
-
-from ...bfs.compiled import compiled, grown as _grown, grown_rows as _grown_rows, modulo as _mod, scaled as _scaled
 from numba.extending import register_jitable
 
+from ...bfs.compiled import compiled, grown as _grown, grown_rows as _grown_rows, modulo as _mod, scaled as _scaled
 from .work import claim_delay_s, probe_claim_delay_s
 
 # The pricing's formula, compiled as it is for the loops (one formula, one
@@ -140,57 +139,6 @@ def _read_slices(seg_time, claim_time, count, read):
 
 
 @compiled(nogil=True)
-def probed_segments(vertex, seg_time, claim_time):
-    """_read_slices over segments of many vertices, each vertex's
-    consecutive (for tests of the rule)."""
-    segments = len(vertex)
-    probed = np.zeros(segments, dtype=np.bool_)
-    first = 0
-    while first < segments:
-        last = first
-        while last < segments and vertex[last] == vertex[first]:
-            last += 1
-        _read_slices(seg_time[first:last], claim_time[first:last], last - first, probed[first:last])
-        first = last
-    return probed
-
-
-@compiled(nogil=True)
-def bottom_up_remote_segments(indptr, indices, probers, first_index, heavy, in_frontier, n, N, T, owner_shift,
-                              slice_shift, member_base, member_span):
-    """The segments with a remote hit before their stop (_split), in CSR
-    order: the prober's node, the first such hit's owner, and the segment's
-    sweep position. What a claim timing is asked about; it does not
-    depend on the timing. ``probers`` may be a run of all the probers,
-    starting at index ``first_index`` among them. The shifts are
-    bfs.partition.floor_shift's for N and T over n."""
-    start = np.empty(T, dtype=np.int64)
-    stop = np.empty(T, dtype=np.int64)
-    thread = np.empty(T, dtype=np.int64)
-    has_local = np.empty(T, dtype=np.bool_)
-    first_remote_owner = np.empty(T, dtype=np.int64)
-    nodes = np.empty(max(len(probers), 1), dtype=np.int64)
-    owners = np.empty(len(nodes), dtype=np.int64)
-    positions = np.empty(len(nodes), dtype=np.float64)
-    r = 0
-    for i in range(len(probers)):
-        v = probers[i]
-        node = _scaled(v, N, n, owner_shift)
-        count = _split(indptr, indices, v, node, heavy, in_frontier, n, N, T, owner_shift, slice_shift,
-                       start, stop, thread, has_local, first_remote_owner)
-        for k in range(count):
-            if first_remote_owner[k] < 0:
-                continue
-            if r == len(nodes):
-                nodes, owners, positions = _grown(nodes), _grown(owners), _grown(positions)
-            nodes[r] = node
-            owners[r] = first_remote_owner[k]
-            positions[r] = _sweep_position(first_index + i, node, thread[k], member_base, member_span, T)
-            r += 1
-    return nodes[:r].copy(), owners[:r].copy(), positions[:r].copy()
-
-
-@compiled(nogil=True)
 def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n, N, T, owner_shift, slice_shift,
                    member_base, member_span, sweep_time, never_visible, remote_delay, trip, probe_fill, answer_fill,
                    record_remote):
@@ -201,8 +149,8 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
     (_sweep_position) times the sweep's length on the prober's node
     (``sweep_time``, per node). Its claim time is its ``seg_time`` if it
     has a local hit, and at most ``seg_time`` plus its delay if it has a
-    remote one: ``remote_delay``, one value per segment of
-    bottom_up_remote_segments for the same probers, in its order; or, when
+    remote one: ``remote_delay``, one value per segment with a remote hit
+    before its stop (as ``record_remote`` returns them), in CSR order; or, when
     ``trip`` is not empty, work.probe_claim_delay_s of the two nodes'
     sweeps, the segment's time and the (prober node, owner) pair's
     ``trip``, ``probe_fill`` and ``answer_fill`` (N * N tables, prober * N
@@ -226,8 +174,11 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
     prober with a hit, in ascending order, and its parent, the first entry
     (in CSR order) with the smallest claim time; a local hit is claimed at
     its segment's ``seg_time``, a remote one at the segment's claim time.
-    With ``record_remote``, last, what bottom_up_remote_segments returns
-    for the same probers (found on the way; else empty arrays)."""
+    With ``record_remote``, last, the segments with a remote hit before
+    their stop, in CSR order: the prober's node, the first such hit's owner
+    and the segment's sweep position (else empty arrays). They do not
+    depend on the timing; a claim timing is asked about them.
+    The shifts are bfs.partition.floor_shift's for N and T over n."""
     slice_mask = T - 1 if T & (T - 1) == 0 else -1
     remote_nodes = np.empty(len(probers) if record_remote else 0, dtype=np.int64)
     remote_owners = np.empty(len(remote_nodes), dtype=np.int64)

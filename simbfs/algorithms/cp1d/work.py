@@ -419,12 +419,6 @@ def _segments(seg_key: np.ndarray):
     return starts, np.append(starts[1:], len(seg_key))
 
 
-def _mod(values: np.ndarray, modulus: int) -> np.ndarray:
-    """``values % modulus`` for non-negative integers, as a mask when the
-    modulus is a power of two (thread counts usually are): no division."""
-    return values & (modulus - 1) if modulus & (modulus - 1) == 0 else values % modulus
-
-
 class BottomUpLevel:
     """BackwardStep of Algorithms 3 and 4, as a function of claim timing.
 
@@ -451,14 +445,13 @@ class BottomUpLevel:
     """
 
     def __init__(self, layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions):
-        from . import kernels  # here, not at the top: numba loads only for the runs that use it
         self.layout, self.options = layout, options
         graph = layout.graph
         T = layout.T
         self.base_ops = new_ops(layout)
         unvisited = np.flatnonzero(~visited & (layout.degree > 0))
         scan_ops(layout, unvisited, options, self.base_ops)
-        self.heavy = heavy = layout.heavy if options.load_balancing else np.zeros(layout.n, dtype=bool)
+        heavy = layout.heavy if options.load_balancing else np.zeros(layout.n, dtype=bool)
         self.in_frontier = in_frontier = np.zeros(layout.n, dtype=bool)
         in_frontier[frontier] = True
         light_u = unvisited[~heavy[unvisited]]
@@ -485,22 +478,33 @@ class BottomUpLevel:
         node, the first such hit's owner and the segment's position, in CSR
         order (the claim timing is asked about these only), and where each
         run of probers starts among them."""
-        if self._remote is None:
-            from . import kernels
-            graph, layout = self.layout.graph, self.layout
-            parts = in_parallel([partial(kernels.bottom_up_remote_segments, graph.indptr, graph.indices,
-                                         self.probers[run], run.start, *self.bits, layout.n, layout.N, layout.T,
-                                         *self.shifts, self.member_base, self.member_span) for run in self.chunks])
-            self._keep_remote(parts)
+        if self._remote is None:  # a walk with no claim visible finds them
+            self._keep_remote(self._walk(np.ones(self.layout.N), never_visible=True, record_remote=True))
         return self._remote
 
+    def _walk(self, sweep_time, never_visible=False, delay=np.zeros(0), delay_bounds=None, tables=None,
+              record_remote=False) -> list:
+        """kernels.bottom_up_walk over the runs of probers on threads, each
+        run given its slice of the per-segment ``delay`` (``delay_bounds``);
+        the runs' results in order."""
+        from . import kernels  # here, not at the top: numba loads only for the runs that use it
+        graph, layout = self.layout.graph, self.layout
+        bounds = np.zeros(len(self.chunks) + 1, dtype=np.int64) if delay_bounds is None else delay_bounds
+        tables = (np.zeros(0),) * 3 if tables is None else tables
+        return in_parallel([partial(kernels.bottom_up_walk, graph.indptr, graph.indices, self.probers[run],
+                                    run.start, *self.bits, layout.n, layout.N, layout.T, *self.shifts,
+                                    self.member_base, self.member_span, sweep_time, never_visible,
+                                    delay[bounds[k]:bounds[k + 1]], *tables, record_remote)
+                            for k, run in enumerate(self.chunks)])
+
     def _keep_remote(self, parts) -> None:
-        """Keep the runs' remote segments (three arrays each), joined in order."""
-        bounds = np.cumsum([0] + [len(part[0]) for part in parts])
-        self._remote = (*(np.concatenate(pieces) for pieces in zip(*parts)), bounds)
+        """Keep the remote segments the runs' walks recorded, joined in order,
+        and where each run's start among them."""
+        remote = [part[5:] for part in parts]
+        bounds = np.cumsum([0] + [len(part[0]) for part in remote])
+        self._remote = (*(np.concatenate(pieces) for pieces in zip(*remote)), bounds)
 
     def __call__(self, claim_delay) -> LevelWork:
-        from . import kernels
         layout, options = self.layout, self.options
         T = layout.T
         # The sweep's tables, shared; a table this evaluation adds to is
@@ -523,26 +527,18 @@ class BottomUpLevel:
         # owner) tables that the loops read, where the timing offers them for
         # this many segments; else one value per segment, in order.
         never = getattr(claim_delay, "never_visible", False)
-        record = never and self._remote is None
-        delay, tables = np.zeros(0), (np.zeros(0),) * 3
-        bounds = np.zeros(len(self.chunks) + 1, dtype=np.int64)
+        delay, tables, bounds = np.zeros(0), None, None
         if not never:
             node, owner, position, bounds = self.remote_segments()
             offered = getattr(claim_delay, "pair_tables", None)
-            offered = offered(len(node)) if offered is not None and len(node) else None
-            if offered is not None:
-                tables = offered
-            elif len(node):
+            tables = offered(len(node)) if offered is not None and len(node) else None
+            if tables is None and len(node):
                 delay = claim_delay(node, owner, position * sweep_time[node])
         # Which segments are probed, and the entries they read (kernels.py).
-        graph = layout.graph
-        parts = in_parallel([partial(kernels.bottom_up_walk, graph.indptr, graph.indices, self.probers[run], run.start,
-                                     *self.bits, layout.n, layout.N, T, *self.shifts, self.member_base,
-                                     self.member_span, sweep_time, never, delay[bounds[k]:bounds[k + 1]], *tables,
-                                     record)
-                             for k, run in enumerate(self.chunks)])
+        record = never and self._remote is None
+        parts = self._walk(sweep_time, never, delay, bounds, tables, record)
         if record:
-            self._keep_remote([part[5:] for part in parts])
+            self._keep_remote(parts)
         counts = parts[0][0]
         for part in parts[1:]:
             counts = counts + part[0]

@@ -265,11 +265,13 @@ class _Run:
         in entries, one per host thread: a column's Vis bits are written by
         its run only, and the runs' counts and claim candidates are put
         together in order, so the level is the same however many runs."""
-        columns, first = np.unique(self.owner(frontier) // self.R, return_index=True)
+        if len(frontier) == 0:
+            return [slice(0, 0)]
+        first = np.flatnonzero(np.diff(self.owner(frontier) // self.R, prepend=-1))  # where a column starts
         bounds = np.append(first, len(frontier))
-        entries = np.add.reduceat(self.graph.degree[frontier], first) if len(frontier) else np.zeros(0)
+        entries = np.add.reduceat(self.graph.degree[frontier], first)
         return [slice(int(bounds[run.start]), int(bounds[run.stop]))
-                for run in balanced_chunks(entries, worker_threads())] if len(frontier) else [slice(0, 0)]
+                for run in balanced_chunks(entries, worker_threads())]
 
     # ------------------------------------------------------------ compute
     def phase_seconds(self, ops: dict) -> np.ndarray:
