@@ -15,7 +15,6 @@ import pytest
 
 from simbfs.algorithms import ALGORITHMS
 from simbfs.algorithms.cp1d import work as cp1d
-from simbfs.algorithms.cp1d.kernels import _read_slices
 from simbfs.algorithms.cp1d.work import CP1DOptions, Layout, Streams
 from simbfs.algorithms.cp1d.spi import CP1DSPI, calc_direction
 from simbfs.bfs import BOTTOM_UP, TOP_DOWN, validate_bfs_tree
@@ -306,34 +305,47 @@ def test_each_thread_fills_its_own_packets_and_probes_count_as_backward(tiny_lay
 
 
 # ------------------------------------------------ 3. which slices are read
-def probed_segments(vertex, seg_time, claim_time):
-    """The compiled walk's read rule (kernels._read_slices), vertex by vertex
-    over segments whose vertices are consecutive."""
-    probed = np.zeros(len(vertex), dtype=bool)
-    starts = np.flatnonzero(np.diff(vertex, prepend=-1)) if len(vertex) else np.zeros(0, dtype=int)
-    for first, last in zip(starts, list(starts[1:]) + [len(vertex)]):
-        read = np.zeros(last - first, dtype=bool)
-        _read_slices(np.asarray(seg_time[first:last], dtype=float), np.asarray(claim_time[first:last], dtype=float),
-                     last - first, read)
-        probed[first:last] = read
-    return probed
+def walk_one_prober(in_frontier, delay, row=(4, 5, 9, 13)):
+    """kernels.bottom_up_walk on a hand-made level: 2 nodes, 16 vertices, 4
+    threads (slice u >> 2, owner u >> 3). Prober 0 (node 0) has the list
+    4, 5 (slice 1, local), 9 (slice 2, remote) and 13 (slice 3, remote); a
+    sweep of length 1 over 4 vertices puts threads 3, 2 and 1 at 0.25, 0.5
+    and 0.75 of it. ``delay``: of its remote claims (np.inf: never
+    visible, the lazy scan in time order), else one delay per segment with
+    a remote hit (every segment scanned in CSR order)."""
+    from simbfs.algorithms.cp1d.kernels import bottom_up_walk
+    bits = np.packbits(np.isin(np.arange(16), in_frontier), bitorder="little")
+    never = delay == np.inf
+    none = np.zeros(0)
+    return bottom_up_walk(np.array([0, len(row)]), np.array(row, dtype=np.int32), np.array([0]), 0,
+                          np.zeros(2, dtype=np.uint8), bits, 16, 2, 4, 3, 2, np.array([0, 1]), np.array([4, 1]),
+                          np.ones(2), never, none if never else np.array([delay]), none, none, none, False)
 
 
-def test_remote_claim_stops_the_slices_after_it_is_visible():
-    read = probed_segments(np.array([0, 0, 0]), np.array([0.1, 0.5, 0.9]), np.array([np.inf, 0.6, np.inf]))
-    assert read.tolist() == [True, True, False]
+@pytest.mark.parametrize("delay, probed, parent", [
+    (0.1, [13], 13),  # visible at 0.35: the threads at 0.5 and 0.75 find v claimed
+    (0.4, [9, 13], 13),  # visible at 0.65: the thread at 0.5 probes 9, the one at 0.75 stops
+    (np.inf, [9, 13], 4),  # never within the level: every slice is read, the local hit at 0.75 claims
+])
+def test_a_remote_claim_stops_the_slices_reached_after_it_is_visible(delay, probed, parent):
+    counts, probes, answers, claimed, parents, *_ = walk_one_prober([4, 13], delay)
+    # the probes in CSR order
+    assert probes[3].tolist() == [0] * len(probed) and probes[2].tolist() == [1] * len(probed)
+    assert probes[1].tolist() == [{13: 3, 9: 2}[u] for u in probed]  # the sweeping threads
+    assert counts[0].sum() == len(probed) + (parent == 4)  # entries read: 4 stops slice 1 at once
+    assert answers.shape[1] == 1  # 13 is in the frontier: answered
+    assert claimed.tolist() == [0] and parents.tolist() == [parent]
 
 
-def test_local_hit_at_the_first_slice_stops_the_later_ones():
-    read = probed_segments(np.array([4, 4, 4]), np.array([0.1, 0.1, 0.5]), np.array([0.1, np.inf, np.inf]))
-    assert read.tolist() == [True, True, False]
-
-
-def test_vertices_are_independent():
-    read = probed_segments(np.array([0, 0, 1, 1]), np.array([0.1, 0.5, 0.1, 0.5]),
-                                 np.array([0.1, np.inf, np.inf, np.inf]))
-    assert read.tolist() == [True, False, True, True]
-    assert probed_segments(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0)).tolist() == []
+@pytest.mark.parametrize("delay", [np.inf, 0.0])
+def test_a_local_hit_first_in_time_stops_every_later_slice(delay):
+    # vertex 1 (slice 0, thread 0 at 0.0 of the sweep) is a local hit: the
+    # slices reached at 0.25, 0.5 and 0.75 are not read, even the remote hit
+    # 13 visible at once, whether the walk scans them (a delay given) or not
+    counts, probes, answers, claimed, parents, *_ = walk_one_prober([1, 4, 13], delay, row=(1, 4, 9, 13))
+    assert counts[0].sum() == 1 and counts[1].sum() == 1  # one entry read, one local check
+    assert probes.shape[1] == 0 and answers.shape[1] == 0
+    assert claimed.tolist() == [0] and parents.tolist() == [1]
 
 
 def sequential_reads(seg_vertex, seg_t, cand):
@@ -348,16 +360,6 @@ def sequential_reads(seg_vertex, seg_t, cand):
                 read[i] = True
                 visible = min(visible, cand[i])
     return read
-
-
-def test_probed_segments_match_the_sequential_definition():
-    rng = np.random.default_rng(0)
-    for _ in range(300):
-        vertices = np.sort(rng.integers(0, 4, size=rng.integers(1, 12)))
-        t = rng.random(len(vertices))
-        delay = np.where(rng.random(len(t)) < 0.5, np.inf, rng.random(len(t)) * rng.choice([0.0, 0.3, 2.0]))
-        cand = t + delay  # a claim is never visible before its slice is read
-        assert np.array_equal(probed_segments(vertices, t, cand), sequential_reads(vertices, t, cand))
 
 
 class PairDelay:
@@ -443,19 +445,37 @@ def reference_bottom_up(layout, frontier, visited, heavy, claim_delay):
     return counts, probes, answers, claims
 
 
+def claim_timing(kind, nodes, seed):
+    """The three ways a level is evaluated: delays asked per segment (every
+    segment scanned), none visible (NeverVisible) and spi's ClaimDelay with
+    pair tables (both scanned lazily, in time order)."""
+    from simbfs.algorithms.cp1d.spi import ClaimDelay, NeverVisible
+    if kind == "asked":
+        return PairDelay(nodes)
+    if kind == "never":
+        return NeverVisible(nodes)
+    rng = np.random.default_rng(seed)
+    shape = {3: "[3]", 4: "[2,2]", 8: "[2,2,2]"}[nodes]
+    sim = Simulation(load_machine("bluegene_q", [f"network.shape={shape}"]), nodes)
+    sweep = 1e-6 * (1 + rng.random(nodes))  # sweeps as long as a trip (about 1 us): the timing decides
+    return ClaimDelay(sim, sweep, *(rng.random((nodes, nodes)) * 1e9 for _ in range(2)), per_packet=20.0)
+
+
+@pytest.mark.parametrize("timing", ["asked", "never", "tables"])
 @pytest.mark.parametrize("nodes, threads, seed", [(4, 4, 1), (4, 8, 2), (3, 4, 3), (8, 2, 4)])
-def test_bottom_up_level_equals_its_entry_by_entry_definition(nodes, threads, seed):
+def test_bottom_up_level_equals_its_entry_by_entry_definition(nodes, threads, seed, timing):
     """The compiled bottom-up level (kernels.py) counts, streams and claims
     exactly what the entry-by-entry definition gives, on a random level:
     node and thread counts that do and do not divide n, probes that are and
-    are not answered, claims never visible within the level."""
+    are not answered, claims never visible within the level; with every
+    segment scanned and with the scan in time order that stops early."""
     graph = generate_graph(GraphSpec("kronecker", 8, seed=seed))
     rng = np.random.default_rng(seed)
     layout = Layout(graph, nodes, threads, heavy_count=0, index_stride=64)
     visited = rng.random(graph.num_vertices) < 0.3
     frontier = np.flatnonzero(visited & (rng.random(graph.num_vertices) < 0.5))
     options = CP1DOptions(load_balancing=False)
-    delay = PairDelay(nodes)
+    delay = claim_timing(timing, nodes, seed)
     work = cp1d.bottom_up(layout, frontier, visited, options)(delay)
     counts, probes, answers, claims = reference_bottom_up(layout, frontier, visited,
                                                           np.zeros(graph.num_vertices, dtype=bool), delay)
@@ -536,11 +556,11 @@ def test_claim_delays_from_pair_tables_equal_the_delays_asked_for():
     assert (tabled.probes_sent, tabled.responses) == (asked.probes_sent, asked.responses)
 
 
-def test_remote_segments_found_by_a_first_walk_equal_those_found_apart():
-    """A bottom-up level's first evaluation with no remote claim visible
-    finds the segments with a remote hit on the way; a level evaluated
-    with a claim timing first finds them in a pass of their own. Both give
-    the same segments, and the same level for each timing."""
+def test_a_level_is_the_same_whichever_timing_evaluates_it_first():
+    """A bottom-up level keeps state between evaluations (the segments with
+    a remote hit, found when a timing first asks about them): evaluated
+    with no claim visible and then with a timing, or the other way round,
+    it gives the same work for each timing and the same segments."""
     from simbfs.algorithms.cp1d.spi import NeverVisible
     graph = generate_graph(GraphSpec("kronecker", 9, seed=7))
     rng = np.random.default_rng(7)

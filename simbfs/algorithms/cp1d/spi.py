@@ -88,9 +88,9 @@ class ClaimDelay:
 
     def pair_tables(self, count: int):
         """(trip, probe fill, answer fill) of every (prober, owner) pair, N * N
-        tables indexed prober * N + owner, when ``count`` probes outnumber the
-        pairs (each pair's parts once, with the same element-wise arithmetic,
-        so the same values); else None."""
+        tables indexed prober * N + owner, when ``count`` probes (or an upper
+        bound of them) outnumber the pairs (each pair's parts once, with the
+        same element-wise arithmetic, so the same values); else None."""
         N = len(self.sweep_time)
         if count <= N * N:
             return None

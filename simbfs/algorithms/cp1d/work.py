@@ -429,19 +429,23 @@ class BottomUpLevel:
     segments are read before a claim is visible, what they send, which
     claim wins) and returns the LevelWork, as often as the caller needs.
     The compiled loops (kernels.py) split each prober's list into its
-    thread segments again at each evaluation, up to each segment's first
-    local hit, and keep nothing per adjacency entry or per segment; only
-    the segments with a remote hit before their stop are kept, found by the
-    first evaluation (or apart, when a timing needs them first).
+    thread segments again at each evaluation and scan them, in the order
+    their threads reach them, only until a claim is visible; they keep
+    nothing per adjacency entry or per segment. Only when a timing asks
+    about the segments with a remote hit before their stop, one per value
+    in CSR order, are those found (once, by a walk that scans every
+    segment) and kept.
     ``claim_delay(prober_node, owner_node, probe_time)`` gives, per remote
     hit, the time from its probe until the claim is visible to the prober's
     threads (np.inf: not within this level); ``claim_delay.sweep_time`` is a
     per-node array: how long a thread's sweep over the unvisited vertices
     takes. A claim timing that is :func:`claim_delay_s` of per-pair parts
-    may offer them instead, as ``claim_delay.pair_tables(count)`` for
-    ``count`` remote hits: (trip, probe fill, answer fill), N * N tables
+    may offer them instead, as ``claim_delay.pair_tables(count)`` for a
+    level of ``count`` entries, an upper bound of the remote hits it
+    would be asked about: (trip, probe fill, answer fill), N * N tables
     indexed prober * N + owner, or None where calling it is cheaper; the
-    compiled loops then evaluate the formula per hit.
+    compiled loops then evaluate the formula per hit. Both give the same
+    delays.
     """
 
     def __init__(self, layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions):
@@ -471,7 +475,8 @@ class BottomUpLevel:
         # loops are independent per prober, and their results are put
         # together in the probers' order, so they are the same however many.
         self.chunks = balanced_chunks(layout.degree[light_u], worker_threads())
-        self._remote = None  # found by the first evaluation, or when a timing first needs them
+        self.entries = int(layout.degree[light_u].sum())
+        self._remote = None  # found when a timing first needs them
 
     def remote_segments(self):
         """The segments with a remote hit before their stop: the prober's
@@ -479,7 +484,10 @@ class BottomUpLevel:
         order (the claim timing is asked about these only), and where each
         run of probers starts among them."""
         if self._remote is None:  # a walk with no claim visible finds them
-            self._keep_remote(self._walk(np.ones(self.layout.N), never_visible=True, record_remote=True))
+            parts = self._walk(np.ones(self.layout.N), never_visible=True, record_remote=True)
+            remote = [part[5:] for part in parts]
+            bounds = np.cumsum([0] + [len(part[0]) for part in remote])
+            self._remote = (*(np.concatenate(pieces) for pieces in zip(*remote)), bounds)
         return self._remote
 
     def _walk(self, sweep_time, never_visible=False, delay=np.zeros(0), delay_bounds=None, tables=None,
@@ -496,13 +504,6 @@ class BottomUpLevel:
                                     self.member_base, self.member_span, sweep_time, never_visible,
                                     delay[bounds[k]:bounds[k + 1]], *tables, record_remote)
                             for k, run in enumerate(self.chunks)])
-
-    def _keep_remote(self, parts) -> None:
-        """Keep the remote segments the runs' walks recorded, joined in order,
-        and where each run's start among them."""
-        remote = [part[5:] for part in parts]
-        bounds = np.cumsum([0] + [len(part[0]) for part in remote])
-        self._remote = (*(np.concatenate(pieces) for pieces in zip(*remote)), bounds)
 
     def __call__(self, claim_delay) -> LevelWork:
         layout, options = self.layout, self.options
@@ -522,23 +523,22 @@ class BottomUpLevel:
             ops[name] = ops[name] + counts.reshape(ops[name].shape)
         sweep_time = claim_delay.sweep_time  # per node, seconds
         # The delays of the segments with a remote hit: none when no remote
-        # claim is visible within the level (the loops then find those
-        # segments on the way, for the next evaluation); else as (prober,
-        # owner) tables that the loops read, where the timing offers them for
-        # this many segments; else one value per segment, in order.
+        # claim is visible within the level; else as (prober, owner) tables
+        # that the loops read, where the timing offers them for a level of
+        # this many entries (at most one segment each); else one value per
+        # segment, in order, which a walk that scans every segment finds
+        # first.
         never = getattr(claim_delay, "never_visible", False)
         delay, tables, bounds = np.zeros(0), None, None
         if not never:
-            node, owner, position, bounds = self.remote_segments()
             offered = getattr(claim_delay, "pair_tables", None)
-            tables = offered(len(node)) if offered is not None and len(node) else None
-            if tables is None and len(node):
-                delay = claim_delay(node, owner, position * sweep_time[node])
+            tables = offered(self.entries) if offered is not None else None
+            if tables is None:
+                node, owner, position, bounds = self.remote_segments()
+                if len(node):
+                    delay = claim_delay(node, owner, position * sweep_time[node])
         # Which segments are probed, and the entries they read (kernels.py).
-        record = never and self._remote is None
-        parts = self._walk(sweep_time, never, delay, bounds, tables, record)
-        if record:
-            self._keep_remote(parts)
+        parts = self._walk(sweep_time, never, delay, bounds, tables)
         counts = parts[0][0]
         for part in parts[1:]:
             counts = counts + part[0]
