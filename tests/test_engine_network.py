@@ -110,6 +110,26 @@ def test_exchange_cost_finds_the_hot_torus_link():
     assert cost.latency_s == pytest.approx(2 * 100e-9)
 
 
+def test_a_read_only_traffic_matrix_is_priced_once_and_a_writeable_one_every_time():
+    # the hot-link ring of the test above: links into node 0 carry 2 x 1024 B
+    machine = tiny_machine(**{"network.topology": "torus", "network.shape": [5],
+                              "network.injection_bandwidth": {"value": "100 GB/s", "source": "t"}})
+    env, net = network(machine, 5)
+    payload = np.zeros((5, 5))
+    payload[1:, 0] = 1000.0
+    fresh = net.traffic_loads(payload)
+    payload.setflags(write=False)
+    first, again = net.traffic_loads(payload), net.traffic_loads(payload)
+    assert again is first and first.link_s == fresh.link_s == pytest.approx(2 * 1024e-9)
+    assert np.array_equal(first.inject_s, fresh.inject_s)
+    with pytest.raises(ValueError):  # the remembered loads cannot be changed under a later caller
+        first.inject_s[0] = 0.0
+    writeable = payload.copy()
+    assert net.traffic_loads(writeable) is not net.traffic_loads(writeable)
+    writeable[1, 0] = 3000.0  # a writeable matrix may change: priced again (3 packets: 3000 + 3 x 24 B)
+    assert net.traffic_loads(writeable).link_s == pytest.approx((3072 + 1024) * 1e-9)
+
+
 def test_an_empty_exchange_is_free():
     env, net = network(tiny_machine(), 3)
     assert net.exchange_cost(np.eye(3) * 500).time_s == 0.0

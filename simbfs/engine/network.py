@@ -49,6 +49,17 @@ class TrafficLoads:
     wire_bytes: float
 
 
+def _remembered_key(payload_bytes, packets):
+    """(ids) of a traffic matrix and its packets (or None) that are both
+    read-only numpy arrays owning their data (a read-only view may show a
+    base that changes); else None."""
+    frozen = [isinstance(m, np.ndarray) and m.flags.owndata and not m.flags.writeable
+              for m in (payload_bytes, packets) if m is not None]
+    if all(frozen):
+        return id(payload_bytes), None if packets is None else id(packets)
+    return None
+
+
 class Network:
     def __init__(self, env: simpy.Environment, topology: Topology, network: NetworkModel,
                  messaging: MessagingModel):
@@ -62,6 +73,7 @@ class Network:
         self._inject_free = np.zeros(n)
         self._eject_free = np.zeros(n)
         self._link_free = np.zeros(topology.num_links)
+        self._remembered: dict = {}  # traffic_loads of read-only matrices (_remembered_key)
 
     # ------------------------------------------------------------ one message
     def send(self, src: int, dst: int, payload_bytes: float) -> simpy.Event:
@@ -124,9 +136,30 @@ class Network:
         to node j in ``packets[i, j]`` packets (default: as few as fit). The
         diagonal (a node's messages to itself) never enters the network.
         With several processes per host, the matrices are per process and
-        the result too, each process reporting its host's port times."""
+        the result too, each process reporting its host's port times.
+
+        The loads of read-only matrices are remembered (by identity: such a
+        matrix cannot change while it is held here), so that a code which
+        exchanges the same matrix many times (cp1d-mpi's counts) prices it
+        once; the remembered loads are read-only too."""
+        key = _remembered_key(payload_bytes, packets)
+        if key in self._remembered:
+            return self._remembered[key][-1]
         if self.per_host > 1:
-            return self._host_traffic_loads(payload_bytes, packets)
+            loads = self._host_traffic_loads(payload_bytes, packets)
+        else:
+            loads = self._traffic_loads(payload_bytes, packets)
+        if key is not None:
+            for part in vars(loads).values():
+                if isinstance(part, np.ndarray):
+                    part.setflags(write=False)
+            if len(self._remembered) >= 4:
+                del self._remembered[next(iter(self._remembered))]
+            self._remembered[key] = (payload_bytes, packets, loads)  # held, so the ids stay theirs
+        return loads
+
+    def _traffic_loads(self, payload_bytes: np.ndarray, packets: np.ndarray | None) -> "TrafficLoads":
+        """traffic_loads with one process per host."""
         model = self.model
         n = self.topology.nodes
         payload = np.asarray(payload_bytes, dtype=np.float64).reshape(-1)
