@@ -130,6 +130,22 @@ def test_a_read_only_traffic_matrix_is_priced_once_and_a_writeable_one_every_tim
     assert net.traffic_loads(writeable).link_s == pytest.approx((3072 + 1024) * 1e-9)
 
 
+@pytest.mark.parametrize("given_packets", [False, True])
+def test_dense_traffic_is_priced_by_rows_and_columns_as_pair_by_pair(given_packets):
+    """Whole-matrix sums (most pairs talk) give the loads the pairs give,
+    where every sum is exact; with fractional bytes they are not used."""
+    machine = tiny_machine(**{"network.topology": "torus", "network.shape": [4, 2, 2]})
+    env, net = network(machine, 16)
+    rng = np.random.default_rng(3)
+    payload = np.floor(rng.random((16, 16)) * 3000) * (rng.random((16, 16)) < 0.8)
+    packets = np.ceil(payload / 1000) + (payload > 0) if given_packets else None
+    dense = net._dense_traffic_loads(payload, packets)
+    pairs = net._pair_traffic_loads(payload.reshape(-1), packets)
+    for name, value in vars(pairs).items():
+        assert np.array_equal(getattr(dense, name), value), name
+    assert net._dense_traffic_loads(payload + 0.5, packets) is None
+
+
 def test_an_empty_exchange_is_free():
     env, net = network(tiny_machine(), 3)
     assert net.exchange_cost(np.eye(3) * 500).time_s == 0.0

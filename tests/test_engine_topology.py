@@ -30,6 +30,13 @@ def test_route_length_equals_hops():
             assert len(t.route(s, d)) == int(t.hop_matrix[s, d])
 
 
+@pytest.mark.parametrize("shape", [[4, 3, 2], [1, 5], [2, 1, 3, 1], [7]])
+def test_hop_matrix_equals_the_hops_of_every_pair(shape):
+    t = torus(shape)
+    ids = np.arange(t.nodes)
+    assert np.array_equal(t.hop_matrix, t.hops(ids[:, None], ids[None, :]))
+
+
 @pytest.mark.parametrize("n", [3, 5, 7, 9])
 def test_uniform_all_to_all_on_an_odd_ring(n):
     # Unit traffic between every pair of an odd ring: every directed link

@@ -74,6 +74,27 @@ class Torus(Topology):
             total = total + np.minimum(d, self.shape[k] - d)
         return total
 
+    @cached_property
+    def hop_matrix(self) -> np.ndarray:
+        """Hops between every pair of nodes, as :meth:`hops` counts them: the
+        sum over the dimensions of a ring distance that depends on the two
+        nodes' coordinates in that dimension only, so the N x N matrix is
+        built as a sum of D small ring tables broadcast over the others
+        (a few passes over N^2 bytes instead of 64-bit coordinates of every
+        pair: 2 ms instead of 30-60 at 1,024 nodes, paid by every run)."""
+        D = self.ndim
+        longest = sum(extent // 2 for extent in self.shape)
+        dtype = np.uint8 if longest <= 255 else np.uint16
+        total = np.zeros(self.shape + self.shape, dtype=dtype)  # axes s_0..s_{D-1}, t_0..t_{D-1}
+        for k, extent in enumerate(self.shape):
+            position = np.arange(extent)
+            d = np.abs(position[:, None] - position[None, :])
+            ring = np.minimum(d, extent - d).astype(dtype)
+            axes = [1] * (2 * D)
+            axes[k], axes[D + k] = extent, extent
+            total += ring.reshape(axes)
+        return total.reshape(self.nodes, self.nodes)
+
     def _link(self, node: int, dim: int, negative: bool) -> int:
         return ((node * self.ndim) + dim) * 2 + int(negative)
 
