@@ -79,6 +79,10 @@ def test_rule_5_parent_not_adjacent():
     report = validate_bfs_tree(graph, 0, parent)
     assert not report.ok and rules_failed(report) == {"5"}
     assert "vertex 3" in report.failures[0]
+    # the same with the search's levels supplied (rule 5 then looks at every
+    # tuple, not only those joining depths d and d + 1)
+    report = validate_bfs_tree(graph, 0, parent, np.array([0, 1, 1, 2, -1, -1, -1, -1]))
+    assert not report.ok and rules_failed(report) == {"5"}
 
 
 def test_broken_kronecker_tree_is_caught():

@@ -162,42 +162,59 @@ def validate_bfs_tree(graph, root: int, parent: np.ndarray,
     in_range = int(levels.min(initial=0)) >= UNREACHED and deepest < 2**31 - 1
     compact = levels.astype(narrow) if in_range else levels
     compact_parent = parent.astype(np.int32) if n < 2**31 else parent
-    # With no cycle, "reached" is exactly "has a level", already gathered.
-    reached_is_levelled = level is None and not cyclic.any()
+    # With no cycle, the levels are the tree's depths (every reached vertex
+    # one more than its parent), and "reached" is exactly "has a level",
+    # already gathered.
+    levels_are_depths = level is None and not cyclic.any()
+    step_type = np.int16 if compact.dtype == np.int8 else np.int64  # holds a difference of two levels
 
     def check_tuples(start: int, stop: int):
         src = graph.edges.src[start:stop]
         dst = graph.edges.dst[start:stop]
-        src_level = compact[src]
-        dst_level = compact[dst]
+        # the gathers index with intp: numpy converts 32-bit indices at
+        # every gather, which made them 2-3x slower (scale 20); once a batch
+        src_at, dst_at = src.astype(np.intp), dst.astype(np.intp)
+        src_level = compact[src_at]
+        dst_level = compact[dst_at]
         if directed:
-            return check_directed(src, dst, src_level, dst_level)
+            return check_directed(src, dst, src_level, dst_level, src_at, dst_at)
         too_far = ((src_level != UNREACHED) & (dst_level != UNREACHED)
                    & (np.abs(src_level - dst_level) > 1))
         rule3 = None
         if too_far.any():
             index, count = _example(too_far)
             rule3 = (count, int(src[index]), int(dst[index]), int(src_level[index]), int(dst_level[index]))
-        if reached_is_levelled:
+        if levels_are_depths:
             straddles = (src_level != UNREACHED) != (dst_level != UNREACHED)
         else:
-            straddles = reached[src] != reached[dst]
+            straddles = reached[src_at] != reached[dst_at]
         rule4 = None
         if straddles.any():
             index, count = _example(straddles)
             rule4 = (count, int(src[index]), int(dst[index]))
         # Rule 5 as Graph500's validator checks it: a vertex's tree edge must
         # be one of the input tuples, in either orientation.
-        with_tree_edge = np.concatenate([dst[compact_parent[dst] == src], src[compact_parent[src] == dst]])
-        return rule3, rule4, with_tree_edge
+        return rule3, rule4, np.concatenate([tree_edge_ends(src, dst_at, src_level, dst_level),
+                                             tree_edge_ends(dst, src_at, dst_level, src_level)])
+
+    def tree_edge_ends(src, dst_at, src_level, dst_level):
+        """Rule 5's marks: the vertices v of tuples (parent[v], v). When the
+        levels are the tree's depths, such a tuple joins depths d and d + 1,
+        so only the tuples that do are looked up (a fifth of them in a
+        Kronecker graph): the parents' gather is the costliest of the pass
+        (4 bytes a vertex, out of cache)."""
+        if levels_are_depths:
+            step = np.flatnonzero(np.subtract(dst_level, src_level, dtype=step_type) == 1)
+            src, dst_at = src[step], dst_at[step]
+        return dst_at[compact_parent[dst_at] == src]
 
     directed = bool(getattr(graph, "directed", False))
 
-    def check_directed(src, dst, src_level, dst_level):
+    def check_directed(src, dst, src_level, dst_level, src_at, dst_at):
         src_reached = src_level != UNREACHED
         dst_reached = dst_level != UNREACHED
-        if not reached_is_levelled:
-            src_reached, dst_reached = reached[src], reached[dst]
+        if not levels_are_depths:
+            src_reached, dst_reached = reached[src_at], reached[dst_at]
         too_far = src_reached & dst_reached & (dst_level - src_level > 1)
         rule3 = None
         if too_far.any():
@@ -208,7 +225,7 @@ def validate_bfs_tree(graph, root: int, parent: np.ndarray,
         if leaves.any():
             index, count = _example(leaves)
             rule4 = (count, int(src[index]), int(dst[index]))
-        return rule3, rule4, dst[compact_parent[dst] == src]
+        return rule3, rule4, tree_edge_ends(src, dst_at, src_level, dst_level)
 
     # numpy releases the GIL in these gathers, so batches run on threads;
     # results are merged in batch order, so the report is deterministic.
