@@ -217,6 +217,26 @@ def one_stream(vertices, thread=0, channel="forward"):
                    np.asarray(vertices, dtype=np.int64), channel)
 
 
+@pytest.mark.parametrize("by_receiver", [False, True])
+def test_whole_byte_streams_add_up_the_same_in_the_order_they_were_opened(by_receiver):
+    """With whole-byte sizes, a pair's streams are added up in the order
+    they were opened instead of by stream id: the same sums (whole numbers
+    add exactly in any order), on random streams of 5 nodes x 3 threads."""
+    from simbfs.algorithms.cp1d.kernels import stream_bytes
+    rng = np.random.default_rng(11)
+    k = 4000
+    sender, thread, receiver = rng.integers(0, 5, k), rng.integers(0, 3, k), rng.integers(0, 5, k)
+    vertex = rng.integers(0, 10**6, k)
+    order = np.lexsort((vertex, thread, sender, receiver) if by_receiver else (vertex, receiver, thread, sender))
+    columns = [c[order] for c in (sender, thread, receiver, vertex)]
+    for compression in (True, False):
+        arguments = (*columns, 5, 3, by_receiver, compression, 4.0, 8.0, 127, 504.0, 8.0, 85.0, 6.0)
+        opened, by_id = stream_bytes(*arguments, True), stream_bytes(*arguments, False)
+        assert opened[0] and by_id[0]
+        for a, b in zip(opened[1:], by_id[1:]):
+            assert np.array_equal(a, b)
+
+
 def test_compressed_stream_worked_by_hand(tiny_layout):
     # 4 (base) + 4 (delta 5) + 8 (delta 195 > 127) + 4 (delta 1) = 20 B + 8 B header
     t = encode(tiny_layout, [one_stream([0, 5, 200, 201])], compression=True)

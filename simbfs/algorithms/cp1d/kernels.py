@@ -300,7 +300,7 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
 
 @compiled(nogil=True)
 def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compression, short_bytes, long_bytes,
-                 delta_max, room, header_bytes, per_packet_plain, entry_bytes):
+                 delta_max, room, header_bytes, per_packet_plain, entry_bytes, whole_bytes):
     """Bytes and packets of every (sender, thread, receiver) stream of one
     channel, summed per (sender, receiver) pair (work.encode states the
     formats). The entries must come grouped: by sender (``by_receiver``
@@ -309,7 +309,14 @@ def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compressio
     ``ok`` False, and nothing else of use, if they do not.
 
     Returns (ok, payload, packets, edges per pair (N * N), the channel's
-    packets)."""
+    packets).
+
+    A pair's streams are added up in the order of their stream ids, so
+    that fractional byte sizes give the same sums however the entries came;
+    with ``whole_bytes`` (every size a whole number of bytes, whose sums
+    are exact in any order) they are added in the order they were opened,
+    which saves sorting each group's streams (a fifth of the heavy level's
+    encoding at 1,024 nodes)."""
     payload = np.zeros(N * N)
     packets = np.zeros(N * N)
     edges = np.zeros(N * N)
@@ -328,7 +335,8 @@ def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compressio
         if i == len(sender) or g != group:
             # Close the previous group's streams, in ascending key: a pair's
             # streams then add up in the order of their stream ids.
-            for key in np.sort(touched[:opened]):
+            keys = touched[:opened] if whole_bytes else np.sort(touched[:opened])
+            for key in keys:
                 if by_receiver:
                     pair = (key // T) * N + group
                 else:

@@ -625,6 +625,8 @@ def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, c
     backward = 0
     per_packet_plain = float(np.floor(payload_bytes / cp.uncompressed_entry_bytes))
     room = payload_bytes - cp.compressed_header_bytes
+    whole_bytes = all(float(size).is_integer() for size in (
+        cp.compressed_short_bytes, cp.compressed_long_bytes, cp.compressed_header_bytes, cp.uncompressed_entry_bytes))
 
     def encoded(s: Streams):
         sender, thread, receiver, vertex = s.sender, s.thread, s.receiver, s.sweep_vertex
@@ -632,7 +634,8 @@ def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, c
         def channel(by_receiver):
             return kernels.stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compression,
                                         cp.compressed_short_bytes, cp.compressed_long_bytes, cp.delta_max, room,
-                                        cp.compressed_header_bytes, per_packet_plain, cp.uncompressed_entry_bytes)
+                                        cp.compressed_header_bytes, per_packet_plain, cp.uncompressed_entry_bytes,
+                                        whole_bytes)
         # The levels give their streams grouped by sender (top-down probes
         # and bottom-up probes) or by receiver (bottom-up answers), each
         # stream in sweep order; anything else is put in that order first.
