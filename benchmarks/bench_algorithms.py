@@ -10,10 +10,12 @@ the Cell code runs on its machine's uniform graph at a comparable size.
 Everything is measured in one process, one after the other, so the ratios
 compare like with like on a loaded machine:
 
-* scipy: the mean over the same roots of one `breadth_first_order` each;
 * per root: the mean wall time of ``algorithm.run`` over ``--roots`` roots,
   after a first root that builds the layout (what a run does for every
   root but the first);
+* scipy: the mean over the same roots of `breadth_first_order`, each root
+  timed (median of three) right before the algorithm's run of it, so that
+  the machine's drift within a run slows both sides alike;
 * fixed part: a one-root ``simbfs run --no-validate --quiet`` (its root
   is the first search key) minus that root's simulation with the layout
   already built (imports are already paid in this process, so this is the
@@ -75,13 +77,19 @@ def measure(name: str, scale: int, roots: int, repeats: int) -> dict:
     keys = [first] + [int(k) for k in search_keys(graph, roots + 1) if int(k) != first][:roots]
     matrix = csr_matrix((np.ones(len(graph.indices), dtype=np.int8), graph.indices, graph.indptr),
                         shape=(graph.num_vertices, graph.num_vertices))
-    scipy_s = np.mean([timed(lambda: breadth_first_order(matrix, k, directed=True,
-                                                         return_predecessors=True))[0] for k in keys[1:]])
     sim = Simulation(machine, nodes)
     first_s, _ = timed(lambda: algorithm.run(sim, graph, keys[0]))  # builds the layout
     again_s = np.median([timed(lambda: algorithm.run(sim, graph, keys[0]))[0]  # the same root, layout built
                          for _ in range(repeats)])
-    per_root_s = np.mean([timed(lambda: algorithm.run(sim, graph, k))[0] for k in keys[1:]])
+    # Root by root, scipy (the median of three) right before the algorithm,
+    # so that a machine whose speed drifts slows both alike.
+    scipy_times, root_times = [], []
+    for k in keys[1:]:
+        scipy_times.append(np.median([timed(lambda: breadth_first_order(matrix, k, directed=True,
+                                                                        return_predecessors=True))[0]
+                                      for _ in range(3)]))
+        root_times.append(timed(lambda: algorithm.run(sim, graph, k))[0])
+    scipy_s, per_root_s = np.mean(scipy_times), np.mean(root_times)
     command = ["run", machine_name, "--nodes", str(nodes), "--scale", str(scale), "--algorithm", name,
                "--roots", "1", "--no-validate", "--quiet"] + (["--graph", "uniform", "--arity", "16"]
                                                               if kind == "uniform" else [])
