@@ -75,16 +75,13 @@ class ClaimDelay:
         self._per_packet = per_packet
         self._pair_table = None  # (trip, probe fill, answer fill) of every pair, once needed
 
-    def _fill(self, rate, src, dst):
-        if rate is None:
-            return np.zeros(len(src))
-        return cp1d.fill_wait_s(self._per_packet, rate[src, dst])
-
-    def _pair_parts(self, prober, owner):
+    def _parts(self, hops, probe_rate, answer_rate):
         """The parts of the delay that depend only on the (prober, owner)
-        pair: its trip, its probe's fill wait and its answer's."""
-        trip = cp1d.packet_trip_s(self._hops[prober, owner], self._network, self._layer)
-        return trip, self._fill(self._probe_rate, prober, owner), self._fill(self._answer_rate, owner, prober)
+        pair, from its hops and its two streams' rates (None: no
+        buffering): its trip, its probe's fill wait and its answer's."""
+        trip = cp1d.packet_trip_s(hops, self._network, self._layer)
+        return (trip, *(np.zeros(len(hops)) if rate is None else cp1d.fill_wait_s(self._per_packet, rate)
+                        for rate in (probe_rate, answer_rate)))
 
     def pair_tables(self, count: int):
         """(trip, probe fill, answer fill) of every (prober, owner) pair, N * N
@@ -95,9 +92,12 @@ class ClaimDelay:
         if count <= N * N:
             return None
         if self._pair_table is None:
-            every = np.arange(N * N)
-            self._pair_table = np.stack(self._pair_parts(every // N, every % N))
-        return tuple(self._pair_table)
+            # the matrices in prober-major order are the tables' inputs
+            # (the answers flow from owner to prober: the transposed rates)
+            self._pair_table = self._parts(
+                self._hops.reshape(-1), None if self._probe_rate is None else self._probe_rate.reshape(-1),
+                None if self._answer_rate is None else self._answer_rate.T.reshape(-1))
+        return self._pair_table
 
     def __call__(self, prober: np.ndarray, owner: np.ndarray, t: np.ndarray) -> np.ndarray:
         N = len(self.sweep_time)
@@ -105,7 +105,9 @@ class ClaimDelay:
         if tables is not None:
             trip, probe_fill, answer_fill = (table[prober * N + owner] for table in tables)
         else:
-            trip, probe_fill, answer_fill = self._pair_parts(prober, owner)
+            trip, probe_fill, answer_fill = self._parts(
+                self._hops[prober, owner], None if self._probe_rate is None else self._probe_rate[prober, owner],
+                None if self._answer_rate is None else self._answer_rate[owner, prober])
         return cp1d.probe_claim_delay_s(self.sweep_time[prober], self.sweep_time[owner], t, probe_fill, answer_fill,
                                         trip)
 
@@ -271,19 +273,16 @@ class _Run(Cp1dRun):
         work = level(NeverVisible(self.N))
         priced = self._price(work)
         busy, traffic = priced[0], priced[4]
-        probe_rate, answer_rate = self._rates(work, busy)
+        probe_rate, answer_rate = self._rates(traffic, busy)
         delay = ClaimDelay(self.sim, busy, probe_rate, answer_rate, per_packet=self._per_packet(traffic))
         work = level(delay)
         return work, self._price(work)
 
-    def _rates(self, work: LevelWork, busy: np.ndarray):
-        """Edges per second on every (sender, receiver) pair, per channel."""
-        N = self.N
-        rates = []
-        for s in work.streams:
-            counts = np.bincount(s.sender * N + s.receiver, minlength=N * N).reshape(N, N).astype(np.float64)
-            rates.append(counts / np.maximum(busy, 1e-12)[:, None])
-        return rates[0], rates[1]
+    def _rates(self, traffic: Traffic, busy: np.ndarray):
+        """Edges per second on every (sender, receiver) pair, per channel
+        (the level's two streams: probes, then answers)."""
+        probes, answers = (edges / np.maximum(busy, 1e-12)[:, None] for edges in traffic.stream_edges)
+        return probes, answers
 
     def _per_packet(self, traffic: Traffic) -> float:
         """Edges one packet carries on average (a full uncompressed one if none was sent)."""

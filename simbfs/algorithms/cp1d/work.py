@@ -607,6 +607,7 @@ class Traffic:
     packets: np.ndarray  # N x N
     edges: np.ndarray  # N x N edges sent
     backward_packets: int
+    stream_edges: list  # per stream given, N x N edges sent (zeros for an empty stream)
 
 
 def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, compression: bool) -> Traffic:
@@ -650,14 +651,17 @@ def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, c
 
     # the channels on threads (kernels.stream_bytes releases the GIL), added up in order
     sent = [s for s in streams if len(s.sender)]
+    per_stream = {}
     for s, (_, stream_payload, stream_packets, stream_edges, packets_sent) in zip(
             sent, in_parallel([partial(encoded, s) for s in sent])):
         payload += stream_payload
         packets += stream_packets
         edges += stream_edges
+        per_stream[id(s)] = stream_edges.reshape(N, N)
         if s.channel == "backward":
             backward += int(packets_sent)
-    return Traffic(payload.reshape(N, N), packets.reshape(N, N), edges.reshape(N, N), backward)
+    return Traffic(payload.reshape(N, N), packets.reshape(N, N), edges.reshape(N, N), backward,
+                   [per_stream.get(id(s), np.zeros((N, N))) for s in streams])
 
 
 # ------------------------------------------------------------- compute
