@@ -109,7 +109,7 @@ def test_bluegene_q_matches_the_spec_sheet():
     assert m.network.topology_params["partitions"][1024] == (4, 4, 4, 8, 2)  # one rack
     assert m.network.topology_params["partitions"][512] == (4, 4, 4, 4, 2)  # one midplane
     assert m.network.packet_payload_bytes == 512
-    assert m.network.packet_header_bytes == 32
+    assert m.network.packet_header_bytes == 32 + 8  # header and link-level trailer (Chen et al.)
     assert m.node.clock_hz == 1.6e9
     assert m.node.cores == 16
     assert m.node.threads_per_core == 4
