@@ -14,8 +14,8 @@ compare like with like on a loaded machine:
   after a first root that builds the layout (what a run does for every
   root but the first);
 * scipy: the mean over the same roots of `breadth_first_order`, each root
-  timed (median of three) right before the algorithm's run of it, so that
-  the machine's drift within a run slows both sides alike;
+  timed once right before the algorithm's run of it, so that the
+  machine's drift within a run slows both sides alike;
 * fixed part: a one-root ``simbfs run --no-validate --quiet`` (its root
   is the first search key) minus that root's simulation with the layout
   already built (imports are already paid in this process, so this is the
@@ -81,13 +81,11 @@ def measure(name: str, scale: int, roots: int, repeats: int) -> dict:
     first_s, _ = timed(lambda: algorithm.run(sim, graph, keys[0]))  # builds the layout
     again_s = np.median([timed(lambda: algorithm.run(sim, graph, keys[0]))[0]  # the same root, layout built
                          for _ in range(repeats)])
-    # Root by root, scipy (the median of three) right before the algorithm,
-    # so that a machine whose speed drifts slows both alike.
+    # Root by root, scipy right before the algorithm, each once (as a
+    # search is run), so that a machine whose speed drifts slows both alike.
     scipy_times, root_times = [], []
     for k in keys[1:]:
-        scipy_times.append(np.median([timed(lambda: breadth_first_order(matrix, k, directed=True,
-                                                                        return_predecessors=True))[0]
-                                      for _ in range(3)]))
+        scipy_times.append(timed(lambda: breadth_first_order(matrix, k, directed=True, return_predecessors=True))[0])
         root_times.append(timed(lambda: algorithm.run(sim, graph, k))[0])
     scipy_s, per_root_s = np.mean(scipy_times), np.mean(root_times)
     command = ["run", machine_name, "--nodes", str(nodes), "--scale", str(scale), "--algorithm", name,
