@@ -228,6 +228,19 @@ class _TargetClaimDelay:
         self._trip = trip_s
         self._probe_fill = probe_fill_s
         self._answer_fill = answer_fill_s
+        self._pair_table = None
+
+    def pair_tables(self, count: int):
+        """ClaimDelay.pair_tables of these terms, the same for every pair: the
+        level's compiled walk then evaluates the formula itself, and scans
+        only the segments it reads, when ``count`` outnumbers the pairs."""
+        pairs = len(self.sweep_time) ** 2
+        if count <= pairs:
+            return None
+        if self._pair_table is None:
+            self._pair_table = tuple(np.full(pairs, value, dtype=np.float64)
+                                     for value in (self._trip, self._probe_fill, self._answer_fill))
+        return self._pair_table
 
     def __call__(self, prober, owner, t):
         return cp1d.probe_claim_delay_s(self.sweep_time[prober], self.sweep_time[owner], t, self._probe_fill,
