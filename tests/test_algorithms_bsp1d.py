@@ -138,3 +138,26 @@ def test_every_node_owns_a_balanced_share_of_vertices():
     assert set(run.local_vertices.tolist()) == {1, 2}
     owners = run.owner(np.arange(32))
     assert np.array_equal(np.bincount(owners, minlength=20), run.local_vertices)
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_first_frontier_neighbour_is_the_same_on_any_number_of_host_threads(monkeypatch, threads):
+    """The bottom-up probe cuts its vertices into runs on the host's
+    threads and joins their answers in order; each answer checked against
+    a plain scan of the list."""
+    from simbfs.algorithms.bsp1d import execute
+    graph = generate_graph(GraphSpec("kronecker", 17, seed=3))
+    rng = np.random.default_rng(3)
+    in_frontier = rng.random(graph.num_vertices) < 0.05
+    vertices = np.flatnonzero(rng.random(graph.num_vertices) < 0.7)
+    assert len(vertices) >= 1 << 16  # enough to be cut into runs
+    monkeypatch.setattr(execute, "worker_threads", lambda: 1)
+    one = execute.first_frontier_neighbour(graph, vertices, in_frontier)
+    monkeypatch.setattr(execute, "worker_threads", lambda: threads)
+    many = execute.first_frontier_neighbour(graph, vertices, in_frontier)
+    assert all(np.array_equal(a, b) for a, b in zip(one, many))
+    for i in rng.choice(len(vertices), 200, replace=False):
+        row = graph.indices[graph.indptr[vertices[i]]:graph.indptr[vertices[i] + 1]]
+        hits = np.flatnonzero(in_frontier[row])
+        expected = (int(row[hits[0]]), int(hits[0]) + 1) if len(hits) else (-1, len(row))
+        assert (int(many[0][i]), int(many[1][i])) == expected
