@@ -81,7 +81,7 @@ class Collectives:
         self.nodes = nodes
         self.model = model
         self.network = network
-        self._calls = np.zeros(nodes, dtype=np.int64)
+        self._calls = [0] * nodes  # per rank, its collectives so far (a list: numpy scalars cost more per call)
         self._open: dict[int, _Rendezvous] = {}
 
     # ----------------------------------------------------------- cost models
@@ -157,8 +157,8 @@ class Collectives:
         records no work span, for callers that record their own)."""
         if after < 0:
             raise ValueError(f"rank {rank} cannot arrive at a {kind} {after} s in the past")
-        call = int(self._calls[rank])
-        self._calls[rank] += 1
+        call = self._calls[rank]
+        self._calls[rank] = call + 1
         rendezvous = self._open.get(call)
         if rendezvous is None:
             rendezvous = self._open[call] = _Rendezvous(self.env, self.nodes, kind, self.recorder.enabled)

@@ -206,6 +206,7 @@ class _Run:
         # [starts[i], starts[i + 1])
         self.starts = block_starts(self.n, self.N)
         self.local_vertices = np.diff(self.starts)
+        self._bitmap_bytes = (self.local_vertices / 8).tolist()  # each node's slice of the frontier bitmap
         self.ctx = sim.context(recorder)
         self.parent = np.full(self.n, -1, dtype=np.int64)
         self.parent[root] = root
@@ -315,7 +316,7 @@ class _Run:
         while not self._done:
             level = self._level
             if self.direction == BOTTOM_UP:
-                result = yield coll.allgather(rank, self.local_vertices[rank] / 8, level=level)
+                result = yield coll.allgather(rank, self._bitmap_bytes[rank], level=level)
                 self._level_comm[0] = result.cost_s
                 # every node receives the other nodes' slices of the bitmap
                 self._collective_bytes = (self.N - 1) * self.n / 8
