@@ -124,6 +124,13 @@ def test_a_read_only_traffic_matrix_is_priced_once_and_a_writeable_one_every_tim
     assert np.array_equal(first.inject_s, fresh.inject_s)
     with pytest.raises(ValueError):  # the remembered loads cannot be changed under a later caller
         first.inject_s[0] = 0.0
+    changed = payload.copy()
+    changed.setflags(write=False)
+    assert net.traffic_loads(changed) is not first  # another matrix, even of the same contents
+    changed.setflags(write=True)
+    changed[2, 0] = 3000.0  # a read-only matrix made writeable and changed: priced again
+    changed.setflags(write=False)
+    assert net.traffic_loads(changed).link_s == pytest.approx((1024 + 3072) * 1e-9)
     writeable = payload.copy()
     assert net.traffic_loads(writeable) is not net.traffic_loads(writeable)
     writeable[1, 0] = 3000.0  # a writeable matrix may change: priced again (3 packets: 3000 + 3 x 24 B)

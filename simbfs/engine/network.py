@@ -51,10 +51,8 @@ class TrafficLoads:
 
 def _remembered_key(payload_bytes, packets):
     """(ids) of a traffic matrix and its packets (or None) that are both
-    read-only numpy arrays owning their data (a read-only view may show a
-    base that changes); else None."""
-    frozen = [isinstance(m, np.ndarray) and m.flags.owndata and not m.flags.writeable
-              for m in (payload_bytes, packets) if m is not None]
+    read-only numpy arrays; else None."""
+    frozen = [isinstance(m, np.ndarray) and not m.flags.writeable for m in (payload_bytes, packets) if m is not None]
     if all(frozen):
         return id(payload_bytes), None if packets is None else id(packets)
     return None
@@ -138,13 +136,16 @@ class Network:
         With several processes per host, the matrices are per process and
         the result too, each process reporting its host's port times.
 
-        The loads of read-only matrices are remembered (by identity: such a
-        matrix cannot change while it is held here), so that a code which
+        The loads of read-only matrices are remembered, so that a code which
         exchanges the same matrix many times (cp1d-mpi's counts) prices it
-        once; the remembered loads are read-only too."""
+        once: found by identity, and used only if the matrices still hold
+        what they held (a writeable view, or a flag set back, could change
+        them); the remembered loads are read-only too."""
         key = _remembered_key(payload_bytes, packets)
-        if key in self._remembered:
-            return self._remembered[key][-1]
+        kept = self._remembered.get(key)
+        if kept is not None and all(m is None and c is None or np.array_equal(m, c)
+                                    for m, c in zip((payload_bytes, packets), kept[2:4])):
+            return kept[4]
         if self.per_host > 1:
             loads = self._host_traffic_loads(payload_bytes, packets)
         else:
@@ -153,9 +154,11 @@ class Network:
             for part in vars(loads).values():
                 if isinstance(part, np.ndarray):
                     part.setflags(write=False)
-            if len(self._remembered) >= 4:
+            if key not in self._remembered and len(self._remembered) >= 4:
                 del self._remembered[next(iter(self._remembered))]
-            self._remembered[key] = (payload_bytes, packets, loads)  # held, so the ids stay theirs
+            # the matrices are held, so that their ids stay theirs, and copied, to see a change
+            self._remembered[key] = (payload_bytes, packets, payload_bytes.copy(),
+                                     None if packets is None else packets.copy(), loads)
         return loads
 
     def _traffic_loads(self, payload_bytes: np.ndarray, packets: np.ndarray | None) -> "TrafficLoads":

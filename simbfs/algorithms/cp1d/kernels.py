@@ -251,7 +251,7 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
         best_time = 0.0
         best_parent = 0
         for k in range(count):
-            if not scanned[k] or seg_time[k] > earliest:
+            if not scanned[k] or not seg_time[k] <= earliest:
                 continue  # not read
             sweep_cell = node * T + thread[k]
             counts[0, sweep_cell] += stop[k] - start[k]

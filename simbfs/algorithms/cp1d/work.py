@@ -522,6 +522,9 @@ class BottomUpLevel:
         def add_counts(name, counts):
             ops[name] = ops[name] + counts.reshape(ops[name].shape)
         sweep_time = claim_delay.sweep_time  # per node, seconds
+        if not np.all(np.isfinite(sweep_time) & (sweep_time >= 0)):
+            # the walk visits segments in time order and stops early: a time must be a time
+            raise ValueError("a claim timing's sweep times must be finite and non-negative")
         # The delays of the segments with a remote hit: none when no remote
         # claim is visible within the level; else as (prober, owner) tables
         # that the loops read, where the timing offers them for a level of
