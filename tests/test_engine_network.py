@@ -96,14 +96,20 @@ def test_exchange_cost_of_a_crossbar_all_to_all():
     assert cost.packets == 12
 
 
-def test_exchange_cost_finds_the_hot_torus_link():
-    # On a 5-ring everyone sends 1000 B to node 0: links into node 0 carry
-    # the traffic of two sources each (1 and 2 on the - side, 4 and 3 on +).
+def everyone_to_node_0_on_a_5_ring():
+    """On a 5-ring everyone sends 1000 B to node 0: links into node 0 carry
+    the traffic of two sources each (1 and 2 on the - side, 4 and 3 on +).
+    Returns the network and the payload matrix."""
     machine = tiny_machine(**{"network.topology": "torus", "network.shape": [5],
                               "network.injection_bandwidth": {"value": "100 GB/s", "source": "t"}})
     env, net = network(machine, 5)
     payload = np.zeros((5, 5))
     payload[1:, 0] = 1000.0
+    return net, payload
+
+
+def test_exchange_cost_finds_the_hot_torus_link():
+    net, payload = everyone_to_node_0_on_a_5_ring()
     cost = net.exchange_cost(payload)
     assert cost.bottleneck == "link"
     assert cost.serialisation_s == pytest.approx(2 * 1024e-9)
@@ -111,12 +117,7 @@ def test_exchange_cost_finds_the_hot_torus_link():
 
 
 def test_a_read_only_traffic_matrix_is_priced_once_and_a_writeable_one_every_time():
-    # the hot-link ring of the test above: links into node 0 carry 2 x 1024 B
-    machine = tiny_machine(**{"network.topology": "torus", "network.shape": [5],
-                              "network.injection_bandwidth": {"value": "100 GB/s", "source": "t"}})
-    env, net = network(machine, 5)
-    payload = np.zeros((5, 5))
-    payload[1:, 0] = 1000.0
+    net, payload = everyone_to_node_0_on_a_5_ring()  # links into node 0 carry 2 x 1024 B
     fresh = net.traffic_loads(payload)
     payload.setflags(write=False)
     first, again = net.traffic_loads(payload), net.traffic_loads(payload)
