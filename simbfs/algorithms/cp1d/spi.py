@@ -60,6 +60,12 @@ def calc_direction(frontier_edges: int, unvisited_vertices: int) -> str:
     return BOTTOM_UP if frontier_edges > unvisited_vertices else TOP_DOWN
 
 
+# The most (prober, owner) pairs whose claim-delay parts are tabled (three
+# float64 tables: 96 MiB); beyond, the delays are asked segment by segment.
+# Either way gives the same values; this only bounds the tables' memory.
+PAIR_TABLES_MAX = 1 << 22
+
+
 class ClaimDelay:
     """Time from a remote probe to its claim being visible to the prober
     (cp1d.claim_delay_s), for every (prober, owner) pair of a level."""
@@ -86,10 +92,11 @@ class ClaimDelay:
     def pair_tables(self, count: int):
         """(trip, probe fill, answer fill) of every (prober, owner) pair, N * N
         tables indexed prober * N + owner, when ``count`` probes (or an upper
-        bound of them) outnumber the pairs (each pair's parts once, with the
-        same element-wise arithmetic, so the same values); else None."""
+        bound of them) outnumber the pairs and the tables stay small
+        (PAIR_TABLES_MAX pairs: 2,048 nodes); each pair's parts once, with
+        the same element-wise arithmetic, so the same values. Else None."""
         N = len(self.sweep_time)
-        if count <= N * N:
+        if count <= N * N or N * N > PAIR_TABLES_MAX:
             return None
         if self._pair_table is None:
             # the matrices in prober-major order are the tables' inputs
@@ -244,12 +251,14 @@ class _Run(Cp1dRun):
         self._pending = None
 
     # -------------------------------------------------------- one level
-    def _price(self, work: LevelWork):
-        """Per-node busy time of a level's work, and its parts."""
+    def _price(self, work: LevelWork, per_stream: bool = False):
+        """Per-node busy time of a level's work, and its parts (the traffic
+        with each stream's edges per pair when asked: a claim timing's rates)."""
         machine, layout, opts = self.machine, self.layout, self.options
         if opts.compression:
             work.ops["compress"] = work.ops["pack"].copy()
-        traffic = cp1d.encode(layout, work.streams, self.cp, machine.network.packet_payload_bytes, opts.compression)
+        traffic = cp1d.encode(layout, work.streams, self.cp, machine.network.packet_payload_bytes, opts.compression,
+                              per_stream)
         loads = self.ctx.network.traffic_loads(traffic.payload, traffic.packets)
         clock = machine.node.clock_hz
         costs = cp1d.level_costs(machine, layout, work.ops, opts.compression)
@@ -271,7 +280,7 @@ class _Run(Cp1dRun):
         # the first pass's sweep times and stream rates.
         level = cp1d.bottom_up(self.layout, self.frontier, self.visited, opts)
         work = level(NeverVisible(self.N))
-        priced = self._price(work)
+        priced = self._price(work, per_stream=True)
         busy, traffic = priced[0], priced[4]
         probe_rate, answer_rate = self._rates(traffic, busy)
         delay = ClaimDelay(self.sim, busy, probe_rate, answer_rate, per_packet=self._per_packet(traffic))

@@ -610,11 +610,13 @@ class Traffic:
     packets: np.ndarray  # N x N
     edges: np.ndarray  # N x N edges sent
     backward_packets: int
-    stream_edges: list  # per stream given, N x N edges sent (zeros for an empty stream)
+    stream_edges: list | None = None  # per stream given, N x N edges sent (encode(per_stream=True))
 
 
-def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, compression: bool) -> Traffic:
-    """Bytes and packets of every (sender, thread, receiver) stream.
+def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, compression: bool,
+           per_stream: bool = False) -> Traffic:
+    """Bytes and packets of every (sender, thread, receiver) stream (and,
+    with ``per_stream``, each stream's edges per pair: N x N each).
 
     A stream is sent in its sweep order. Compressed, its first edge and
     every edge whose vertex is at most ``delta_max`` after the previous
@@ -654,17 +656,18 @@ def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, c
 
     # the channels on threads (kernels.stream_bytes releases the GIL), added up in order
     sent = [s for s in streams if len(s.sender)]
-    per_stream = {}
-    for s, (_, stream_payload, stream_packets, stream_edges, packets_sent) in zip(
+    stream_edges = {}
+    for s, (_, stream_payload, stream_packets, sent_edges, packets_sent) in zip(
             sent, in_parallel([partial(encoded, s) for s in sent])):
         payload += stream_payload
         packets += stream_packets
-        edges += stream_edges
-        per_stream[id(s)] = stream_edges.reshape(N, N)
+        edges += sent_edges
+        if per_stream:
+            stream_edges[id(s)] = sent_edges.reshape(N, N)
         if s.channel == "backward":
             backward += int(packets_sent)
     return Traffic(payload.reshape(N, N), packets.reshape(N, N), edges.reshape(N, N), backward,
-                   [per_stream.get(id(s), np.zeros((N, N))) for s in streams])
+                   [stream_edges.get(id(s), np.zeros((N, N))) for s in streams] if per_stream else None)
 
 
 # ------------------------------------------------------------- compute
