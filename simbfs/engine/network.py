@@ -68,9 +68,11 @@ class Network:
         self.packets_layer = DirectPackets(messaging)  # the default: software handles every packet
         self.per_host = network.processes_per_host
         n = topology.nodes  # hosts
-        self._inject_free = np.zeros(n)
-        self._eject_free = np.zeros(n)
-        self._link_free = np.zeros(topology.num_links)
+        # when each port and link is next free (lists: read and written one
+        # message at a time, where numpy's scalars cost more)
+        self._inject_free = [0.0] * n
+        self._eject_free = [0.0] * n
+        self._link_free = [0.0] * topology.num_links
         self._remembered: dict = {}  # traffic_loads of read-only matrices (_remembered_key)
 
     # ------------------------------------------------------------ one message
@@ -103,27 +105,28 @@ class Network:
         link_time = link_seconds(wire, model).tolist()
         src = src // self.per_host  # ports and routes belong to hosts
         hosts = (destinations // self.per_host).tolist()
-        hops = np.atleast_1d(self.topology.hops(src, np.asarray(hosts, dtype=np.int64))).tolist()
+        hops = np.atleast_1d(self.topology.hops(src, np.asarray(hosts, dtype=np.int64)))
+        routes = [self.topology.route(src, dst) if dst != src else [] for dst in hosts]
+        # Hops without a contended link of their own (a crossbar's switch).
+        unrouted = route_latency(hops - np.array([len(route) for route in routes], dtype=np.int64), model).tolist()
         hop_s = model.hop_latency_s
+        inject_free, eject_free, link_free = self._inject_free, self._eject_free, self._link_free
         arrivals = []
         for i, dst in enumerate(hosts):
             if src == dst:
                 arrivals.append(ready[i] + received[i])
                 continue
-            head = max(ready[i], self._inject_free[src])
-            self._inject_free[src] = head + port_time[i]
+            head = max(ready[i], inject_free[src])
+            inject_free[src] = head + port_time[i]
             tail = head + port_time[i]
-            route = self.topology.route(src, dst)
-            for link in route:
-                head = max(head + hop_s, self._link_free[link])
-                self._link_free[link] = head + link_time[i]
+            for link in routes[i]:
+                head = max(head + hop_s, link_free[link])
+                link_free[link] = head + link_time[i]
                 tail = max(tail + hop_s, head + link_time[i])
-            # Hops without a contended link of their own (a crossbar's switch).
-            unrouted = route_latency(int(hops[i]) - len(route), model)
-            head += unrouted
-            tail += unrouted
-            head = max(head, self._eject_free[dst])
-            self._eject_free[dst] = head + port_time[i]
+            head += unrouted[i]
+            tail += unrouted[i]
+            head = max(head, eject_free[dst])
+            eject_free[dst] = head + port_time[i]
             tail = max(tail, head + port_time[i])
             arrivals.append(tail + received[i])
         return np.array(arrivals, dtype=np.float64)
