@@ -217,8 +217,9 @@ class Network:
         pairs (five times faster at 1,024 nodes). Those sums are numpy's
         order, not the pairs' order, so this is used only when every sum is
         exact in any order (whole numbers of bytes and packets), and gives
-        the same loads; else (or if only the diagonal talks) None. The prices of a pair (packets, wire
-        bytes) are its own, and zero where it sends nothing."""
+        the same loads; else (or if only the diagonal talks) None. The
+        prices of a pair (packets, wire bytes) are its own, and zero where
+        it sends nothing."""
         model, n = self.model, self.topology.nodes
         sizes = payload.copy()
         np.fill_diagonal(sizes, 0.0)  # a node's messages to itself stay home

@@ -194,7 +194,6 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
     start = np.empty(T + 1, dtype=np.int64)
     stop = np.empty(T, dtype=np.int64)
     thread = np.empty(T, dtype=np.int64)
-    position = np.empty(T, dtype=np.float64)
     seg_time = np.empty(T, dtype=np.float64)
     claim_time = np.empty(T, dtype=np.float64)
     scanned = np.empty(T, dtype=np.bool_)
@@ -218,8 +217,8 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
         for j in range(count):
             # CSR order (every segment), else time order until no later one can be read
             k = j if every_segment else (first - j if first >= j else first - j + count)
-            position[k] = _sweep_position(first_index + i, node, thread[k], member_base, member_span, T)
-            seg_time[k] = position[k] * sweep_time[node]
+            position = _sweep_position(first_index + i, node, thread[k], member_base, member_span, T)
+            seg_time[k] = position * sweep_time[node]
             if seg_time[k] > earliest and not every_segment:
                 break
             stop[k], has_local, owner = _scan(indices, start[k], start[k + 1], node, heavy, in_frontier, n, N,
@@ -232,7 +231,7 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
                     remote_positions = _grown(remote_positions)
                 remote_nodes[r] = node
                 remote_owners[r] = owner
-                remote_positions[r] = position[k]
+                remote_positions[r] = position
             if owner >= 0 and never_visible:
                 r += 1
             elif owner >= 0:

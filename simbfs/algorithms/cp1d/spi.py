@@ -76,18 +76,20 @@ class ClaimDelay:
         self._hops = sim.topology.hop_matrix
         self._network = sim.machine.network
         self._layer = DirectPackets(sim.machine.messaging)
-        self._probe_rate = probe_rate  # N x N edges per second, or None (no buffering)
-        self._answer_rate = answer_rate
+        # N x N edges per second, or None (no buffering), both indexed
+        # [prober, owner]: the answers flow from owner to prober
+        self._probe_rate = probe_rate
+        self._answer_rate = None if answer_rate is None else answer_rate.T
         self._per_packet = per_packet
         self._pair_table = None  # (trip, probe fill, answer fill) of every pair, once needed
 
-    def _parts(self, hops, probe_rate, answer_rate):
+    def _parts(self, pick):
         """The parts of the delay that depend only on the (prober, owner)
-        pair, from its hops and its two streams' rates (None: no
-        buffering): its trip, its probe's fill wait and its answer's."""
-        trip = cp1d.packet_trip_s(hops, self._network, self._layer)
-        return (trip, *(np.zeros(len(hops)) if rate is None else cp1d.fill_wait_s(self._per_packet, rate)
-                        for rate in (probe_rate, answer_rate)))
+        pair: its trip, its probe's fill wait and its answer's, for the
+        pairs ``pick`` takes from an N x N matrix indexed [prober, owner]."""
+        trip = cp1d.packet_trip_s(pick(self._hops), self._network, self._layer)
+        return (trip, *(np.zeros(trip.shape) if rate is None else cp1d.fill_wait_s(self._per_packet, pick(rate))
+                        for rate in (self._probe_rate, self._answer_rate)))
 
     def pair_tables(self, count: int):
         """(trip, probe fill, answer fill) of every (prober, owner) pair, N * N
@@ -98,12 +100,8 @@ class ClaimDelay:
         N = len(self.sweep_time)
         if count <= N * N or N * N > PAIR_TABLES_MAX:
             return None
-        if self._pair_table is None:
-            # the matrices in prober-major order are the tables' inputs
-            # (the answers flow from owner to prober: the transposed rates)
-            self._pair_table = self._parts(
-                self._hops.reshape(-1), None if self._probe_rate is None else self._probe_rate.reshape(-1),
-                None if self._answer_rate is None else self._answer_rate.T.reshape(-1))
+        if self._pair_table is None:  # the matrices in prober-major order
+            self._pair_table = self._parts(lambda matrix: matrix.reshape(-1))
         return self._pair_table
 
     def __call__(self, prober: np.ndarray, owner: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -112,9 +110,7 @@ class ClaimDelay:
         if tables is not None:
             trip, probe_fill, answer_fill = (table[prober * N + owner] for table in tables)
         else:
-            trip, probe_fill, answer_fill = self._parts(
-                self._hops[prober, owner], None if self._probe_rate is None else self._probe_rate[prober, owner],
-                None if self._answer_rate is None else self._answer_rate[owner, prober])
+            trip, probe_fill, answer_fill = self._parts(lambda matrix: matrix[prober, owner])
         return cp1d.probe_claim_delay_s(self.sweep_time[prober], self.sweep_time[owner], t, probe_fill, answer_fill,
                                         trip)
 

@@ -474,8 +474,9 @@ class BottomUpLevel:
         # The probers in runs of about equal entries, one per thread: the
         # loops are independent per prober, and their results are put
         # together in the probers' order, so they are the same however many.
-        self.chunks = balanced_chunks(layout.degree[light_u], worker_threads())
-        self.entries = int(layout.degree[light_u].sum())
+        degrees = layout.degree[light_u]
+        self.chunks = balanced_chunks(degrees, worker_threads())
+        self.entries = int(degrees.sum())
         self._remote = None  # found when a timing first needs them
 
     def remote_segments(self):
