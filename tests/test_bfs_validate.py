@@ -117,3 +117,52 @@ def test_supplied_levels_below_unreached_are_not_wrapped():
     parent = np.array([0, 0])
     report = validate_bfs_tree(graph, 0, parent, np.array([0, -255]))
     assert not report.ok and {"2", "3"} <= rules_failed(report)
+
+
+def test_depth_keys_boundary_depths_125_and_126():
+    """Trees up to depth 125 are checked from 16-bit depth keys (unreached
+    stored as 127), deeper ones from their levels: on both sides of the
+    boundary a tuple from the deepest vertex to an unreached one fails
+    rule 4 and nothing else, and the intact path passes."""
+    for depth in (124, 125, 126):
+        n = depth + 2  # vertices 0..depth on the path, one more unreached
+        path = [(v, v + 1) for v in range(depth)]
+        parent = np.array([0] + list(range(depth)) + [-1])
+        assert validate_bfs_tree(hand_graph(path, n), 0, parent).ok
+        report = validate_bfs_tree(hand_graph(path + [(depth, depth + 1)], n), 0, parent)
+        assert rules_failed(report) == {"4"}, (depth, report.failures)
+        assert f"edge ({depth}, {depth + 1})" in report.failures[0]
+
+
+def test_rule_5_parent_sharing_a_neighbours_low_byte():
+    """Rule 5's exact lookup behind the low-byte filter: vertex 2's claimed
+    parent 257 sits one level up and ends in the same byte (0x01) as its
+    real neighbour 1, but shares no tuple with it."""
+    graph = hand_graph([(0, 1), (0, 257), (1, 2)], 512)
+    parent = np.full(512, -1)
+    parent[[0, 1, 257, 2]] = [0, 0, 0, 1]
+    assert validate_bfs_tree(graph, 0, parent).ok
+    parent[2] = 257
+    report = validate_bfs_tree(graph, 0, parent)
+    assert rules_failed(report) == {"5"} and "vertex 2 and its parent 257" in report.failures[0]
+
+
+def directed_graph(tuples, num_vertices):
+    src, dst = (np.array(column, dtype=np.int32) for column in zip(*tuples))
+    return build_csr(GraphSpec("uniform", 3, directed=True), EdgeList(src, dst, num_vertices))
+
+
+def test_directed_rules_3_and_4():
+    """Directed: a tuple may lead back any number of levels; one that skips
+    a level fails rule 3, one from a reached vertex to an unreached one
+    fails rule 4; a tuple from an unreached vertex is never checked."""
+    tree = [(0, 1), (1, 2), (2, 3)]
+    parent = np.array([0, 0, 1, 2, -1, -1, -1, -1])
+    assert validate_bfs_tree(directed_graph(tree + [(3, 0), (4, 0), (5, 4)], 8), 0, parent).ok
+    report = validate_bfs_tree(directed_graph(tree + [(1, 3)], 8), 0, parent)
+    assert rules_failed(report) == {"3"} and "levels 1 and 3" in report.failures[0]
+    report = validate_bfs_tree(directed_graph(tree + [(2, 6)], 8), 0, parent)
+    assert rules_failed(report) == {"4"} and "edge (2, 6)" in report.failures[0]
+    # the tree edge must be an input tuple in its own direction
+    report = validate_bfs_tree(directed_graph([(0, 1), (2, 1), (2, 3)], 8), 0, parent)
+    assert "5" in rules_failed(report)

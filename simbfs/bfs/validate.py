@@ -82,6 +82,118 @@ def _tree_depths(parent: np.ndarray, root: int, reached: np.ndarray, usable: np.
     return depth
 
 
+# A tuple check returns (rule 3, rule 4, rule 5 marks) for a batch of
+# tuples: rule 3 as (count, u, v, level u, level v) and rule 4 as
+# (count, u, v), each for the batch's first offending tuple, or None; the
+# marks are the vertices v of tuples (parent[v], v) (rule 5 as Graph500's
+# validator checks it: a vertex's tree edge must be one of the input
+# tuples, in either orientation).
+
+def _first(mask, src, dst, src_level=None, dst_level=None):
+    if not mask.any():
+        return None
+    index, count = _example(mask)
+    if src_level is None:
+        return count, int(src[index]), int(dst[index])
+    return count, int(src[index]), int(dst[index]), int(src_level[index]), int(dst_level[index])
+
+
+_UNREACHED_DEPTH = 127  # at least 2 from every depth a key holds (0 to 125)
+
+
+def _depth_keys(depth: np.ndarray, parent: np.ndarray) -> np.ndarray | None:
+    """One int16 per vertex: its depth in the high byte (127 if unreached)
+    and its parent's low byte in the low one; None if a depth exceeds 125.
+
+    One 2-byte gather per endpoint then serves every rule: depths 0 to 125
+    and the unreached 127 make "differ by more than one" cover rule 3 and
+    rule 4 at once, and the parent's low byte leaves only tree edges and
+    1 in 256 of the other tuples for rule 5's exact parent lookup, the
+    costliest gather of the pass (4 bytes a vertex, out of cache)."""
+    if int(depth.max(initial=0)) > _UNREACHED_DEPTH - 2:
+        return None
+    high = np.where(depth == UNREACHED, _UNREACHED_DEPTH, depth).astype(np.int16) << 8
+    return high | (parent & 0xFF).astype(np.int16)
+
+
+class _KeyedTuples:
+    """Rules 3 to 5 from depth keys (:func:`_depth_keys`): the levels are
+    the tree's depths and reached means having one."""
+
+    def __init__(self, keys, parent, directed):
+        self.keys = keys
+        self.parent = parent.astype(np.int32) if parent.size < 2**31 else parent
+        self.directed = directed
+
+    def __call__(self, src, dst):
+        # 'wrap' skips numpy's bounds pass over the indices: tuples hold
+        # vertex ids below n by construction of the graph.
+        src_key = self.keys.take(src, mode="wrap")
+        dst_key = self.keys.take(dst, mode="wrap")
+        step = (dst_key >> 8) - (src_key >> 8)
+        # directed: a tuple may go back any number of levels, and one from
+        # an unreached vertex (127) never has a step above 1
+        far = step > 1 if self.directed else np.abs(step) > 1
+        rule3 = rule4 = None
+        if far.any():
+            where = np.flatnonzero(far)
+            src_level, dst_level = src_key[where] >> 8, dst_key[where] >> 8
+            one_reached = (src_level == _UNREACHED_DEPTH) != (dst_level == _UNREACHED_DEPTH)
+            src_at, dst_at = src[where], dst[where]
+            rule3 = _first(~one_reached, src_at, dst_at, src_level, dst_level)
+            rule4 = _first(one_reached, src_at, dst_at)
+        marks = self.tree_edge_ends(src, dst, step == 1, dst_key)
+        if not self.directed:
+            marks = np.concatenate([marks, self.tree_edge_ends(dst, src, step == -1, src_key)])
+        return rule3, rule4, marks
+
+    def tree_edge_ends(self, src, dst, one_deeper, dst_key):
+        """The dst of tuples (src, dst) with parent[dst] == src: such a tuple
+        joins depths d and d + 1, and dst's key holds src's low byte."""
+        candidates = np.flatnonzero(one_deeper & (dst_key.astype(np.int8) == src.astype(np.int8)))
+        ends = dst[candidates]
+        return ends[self.parent.take(ends) == src[candidates]]
+
+
+class _LevelTuples:
+    """Rules 3 to 5 from any levels: supplied by the search, beside a tree
+    with a cycle, or deeper than depth keys hold."""
+
+    def __init__(self, levels, parent, reached, directed):
+        # Narrow levels shrink the random gathers per tuple (differences of
+        # two such levels stay within 16 bits). Only levels from UNREACHED
+        # up are narrowed: a supplied level below it would wrap and could
+        # hide a failure.
+        deepest = int(levels.max(initial=0))
+        narrow = np.int8 if deepest < 127 else np.int16 if deepest < 2**15 - 1 else np.int32
+        in_range = int(levels.min(initial=0)) >= UNREACHED and deepest < 2**31 - 1
+        self.levels = levels.astype(narrow) if in_range else levels
+        self.parent = parent
+        self.reached = reached
+        self.directed = directed
+
+    def __call__(self, src, dst):
+        src_level = self.levels[src]
+        dst_level = self.levels[dst]
+        src_reached, dst_reached = self.reached[src], self.reached[dst]
+        if self.directed:
+            too_far = src_reached & dst_reached & (dst_level.astype(np.int64) - src_level > 1)
+            rule3 = _first(too_far, src, dst, src_level, dst_level)
+            rule4 = _first(src_reached & ~dst_reached, src, dst)
+            return rule3, rule4, self.tree_edge_ends(src, dst)
+        # rule 3 reads the levels themselves: a supplied level array may
+        # disagree with the tree about who is reached (a rule 2 failure)
+        too_far = ((src_level != UNREACHED) & (dst_level != UNREACHED)
+                   & (np.abs(dst_level.astype(np.int64) - src_level) > 1))
+        rule3 = _first(too_far, src, dst, src_level, dst_level)
+        rule4 = _first(src_reached != dst_reached, src, dst)
+        return rule3, rule4, np.concatenate([self.tree_edge_ends(src, dst), self.tree_edge_ends(dst, src)])
+
+    def tree_edge_ends(self, src, dst):
+        return dst[self.parent[dst] == src]
+
+
+
 def validate_bfs_tree(graph, root: int, parent: np.ndarray,
                       level: np.ndarray | None = None) -> ValidationReport:
     """Check a BFS parent array (and optionally its levels) against the five rules."""
@@ -152,80 +264,15 @@ def validate_bfs_tree(graph, root: int, parent: np.ndarray,
                         f"{levels[parent[vertex]]} and {levels[vertex]} ({count} such edges)")
 
     # Rules 3, 4 and 5: one pass over the input tuples ------------------------
-    # Narrow levels shrink the random gathers per tuple: a BFS is rarely
-    # deeper than 126 levels, and then 1 byte a vertex keeps the gathered
-    # array in cache (differences of two such levels stay within 8 bits).
-    # (Only levels from UNREACHED up are narrowed: a supplied level below it
-    # would wrap and could hide a failure.)
-    deepest = int(levels.max(initial=0))
-    narrow = np.int8 if deepest < 127 else np.int16 if deepest < 2**15 - 1 else np.int32
-    in_range = int(levels.min(initial=0)) >= UNREACHED and deepest < 2**31 - 1
-    compact = levels.astype(narrow) if in_range else levels
-    compact_parent = parent.astype(np.int32) if n < 2**31 else parent
-    # With no cycle, the levels are the tree's depths (every reached vertex
-    # one more than its parent), and "reached" is exactly "has a level",
-    # already gathered.
-    levels_are_depths = level is None and not cyclic.any()
-    step_type = np.int16 if compact.dtype == np.int8 else np.int64  # holds a difference of two levels
-
-    def check_tuples(start: int, stop: int):
-        src = graph.edges.src[start:stop]
-        dst = graph.edges.dst[start:stop]
-        # the gathers index with intp: numpy converts 32-bit indices at
-        # every gather, which made them 2-3x slower (scale 20); once a batch
-        src_at, dst_at = src.astype(np.intp), dst.astype(np.intp)
-        src_level = compact[src_at]
-        dst_level = compact[dst_at]
-        if directed:
-            return check_directed(src, dst, src_level, dst_level, src_at, dst_at)
-        too_far = ((src_level != UNREACHED) & (dst_level != UNREACHED)
-                   & (np.abs(src_level - dst_level) > 1))
-        rule3 = None
-        if too_far.any():
-            index, count = _example(too_far)
-            rule3 = (count, int(src[index]), int(dst[index]), int(src_level[index]), int(dst_level[index]))
-        if levels_are_depths:
-            straddles = (src_level != UNREACHED) != (dst_level != UNREACHED)
-        else:
-            straddles = reached[src_at] != reached[dst_at]
-        rule4 = None
-        if straddles.any():
-            index, count = _example(straddles)
-            rule4 = (count, int(src[index]), int(dst[index]))
-        # Rule 5 as Graph500's validator checks it: a vertex's tree edge must
-        # be one of the input tuples, in either orientation.
-        return rule3, rule4, np.concatenate([tree_edge_ends(src, dst_at, src_level, dst_level),
-                                             tree_edge_ends(dst, src_at, dst_level, src_level)])
-
-    def tree_edge_ends(src, dst_at, src_level, dst_level):
-        """Rule 5's marks: the vertices v of tuples (parent[v], v). When the
-        levels are the tree's depths, such a tuple joins depths d and d + 1,
-        so only the tuples that do are looked up (a fifth of them in a
-        Kronecker graph): the parents' gather is the costliest of the pass
-        (4 bytes a vertex, out of cache)."""
-        if levels_are_depths:
-            step = np.flatnonzero(np.subtract(dst_level, src_level, dtype=step_type) == 1)
-            src, dst_at = src[step], dst_at[step]
-        return dst_at[compact_parent[dst_at] == src]
-
     directed = bool(getattr(graph, "directed", False))
-
-    def check_directed(src, dst, src_level, dst_level, src_at, dst_at):
-        src_reached = src_level != UNREACHED
-        dst_reached = dst_level != UNREACHED
-        if not levels_are_depths:
-            src_reached, dst_reached = reached[src_at], reached[dst_at]
-        too_far = src_reached & dst_reached & (dst_level - src_level > 1)
-        rule3 = None
-        if too_far.any():
-            index, count = _example(too_far)
-            rule3 = (count, int(src[index]), int(dst[index]), int(src_level[index]), int(dst_level[index]))
-        leaves = src_reached & ~dst_reached
-        rule4 = None
-        if leaves.any():
-            index, count = _example(leaves)
-            rule4 = (count, int(src[index]), int(dst[index]))
-        return rule3, rule4, tree_edge_ends(src, dst_at, src_level, dst_level)
+    # With no cycle the levels are the tree's depths (every reached vertex
+    # one more than its parent), and "reached" is exactly "has a depth".
+    levels_are_depths = level is None and not cyclic.any()
+    keys = _depth_keys(levels, parent) if levels_are_depths else None
+    if keys is not None:
+        check_tuples = _KeyedTuples(keys, parent, directed)
+    else:
+        check_tuples = _LevelTuples(levels, parent, reached, directed)
 
     # numpy releases the GIL in these gathers, so batches run on threads;
     # results are merged in batch order, so the report is deterministic.
@@ -234,7 +281,8 @@ def validate_bfs_tree(graph, root: int, parent: np.ndarray,
     batch = min(_TUPLE_BATCH, max(1 << 20, -(-m // workers)))
     bounds = [(start, min(start + batch, m)) for start in range(0, m, batch)]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(lambda span: check_tuples(*span), bounds))
+        results = list(pool.map(lambda span: check_tuples(graph.edges.src[span[0]:span[1]],
+                                                          graph.edges.dst[span[0]:span[1]]), bounds))
     has_tree_edge = np.zeros(n, dtype=bool)
     rule3_count = rule4_count = 0
     rule3_example = rule4_example = None

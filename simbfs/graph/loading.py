@@ -88,7 +88,10 @@ def _load(spec: GraphSpec, path: Path) -> Graph | None:
         # Mapped, not read: the pages come from the page cache as the run
         # touches them, with no copy into fresh memory (0.06-0.1 s of a
         # scale-20 command), and the arrays are read-only, as a graph is.
-        arrays = {name: np.load(path / f"{name}.npy", allow_pickle=False, mmap_mode="r") for name in _ARRAYS}
+        # (viewed as plain arrays: np.memmap's subclass hooks cost on every
+        # operation and would follow the arrays into every result)
+        arrays = {name: np.load(path / f"{name}.npy", allow_pickle=False, mmap_mode="r").view(np.ndarray)
+                  for name in _ARRAYS}
     except Exception:  # any unreadable entry is just a cache miss
         return None
     edges = EdgeList(src=arrays["src"], dst=arrays["dst"], num_vertices=num_vertices)
