@@ -33,6 +33,27 @@ def test_second_load_reads_cache(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == [tmp_path / spec.cache_key()]
 
 
+def test_graphs_are_read_only_generated_or_mapped(tmp_path, monkeypatch):
+    """A cached graph is mapped from its files, a generated one built in
+    memory: both are plain read-only arrays, so code that writes into a
+    graph fails on either, and a search gives the same result on both."""
+    from simbfs.algorithms import get_algorithm
+    from simbfs.engine import Simulation
+    from simbfs.machine import load_machine
+    spec = GraphSpec("kronecker", 9)
+    generated = load_graph(spec, tmp_path)
+    forbid_generation(monkeypatch)
+    mapped = load_graph(spec, tmp_path)
+    for graph in (generated, mapped):
+        for array in (graph.indptr, graph.indices, graph.edges.src, graph.edges.dst, graph.endpoint_count):
+            assert type(array) is np.ndarray and not array.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            graph.indices[0] = 0
+    sim = Simulation(load_machine("bluegene_q"), 32)
+    runs = [get_algorithm("cp1d-spi").run(sim, graph, 3) for graph in (generated, mapped)]
+    assert np.array_equal(runs[0].parent, runs[1].parent) and runs[0].time_s == runs[1].time_s
+
+
 def test_cache_dir_from_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("SIMBFS_CACHE", str(tmp_path))
     spec = GraphSpec("uniform", 6, arity=2.0)

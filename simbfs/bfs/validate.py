@@ -87,7 +87,7 @@ def _tree_depths(parent: np.ndarray, root: int, reached: np.ndarray, usable: np.
 # (count, u, v), each for the batch's first offending tuple, or None; the
 # marks are the vertices v of tuples (parent[v], v) (rule 5 as Graph500's
 # validator checks it: a vertex's tree edge must be one of the input
-# tuples, in either orientation).
+# tuples, in either orientation when the graph is undirected).
 
 def _first(mask, src, dst, src_level=None, dst_level=None):
     if not mask.any():
@@ -107,9 +107,10 @@ def _depth_keys(depth: np.ndarray, parent: np.ndarray) -> np.ndarray | None:
 
     One 2-byte gather per endpoint then serves every rule: depths 0 to 125
     and the unreached 127 make "differ by more than one" cover rule 3 and
-    rule 4 at once, and the parent's low byte leaves only tree edges and
-    1 in 256 of the other tuples for rule 5's exact parent lookup, the
-    costliest gather of the pass (4 bytes a vertex, out of cache)."""
+    rule 4 at once, and the parent's low byte leaves for rule 5's exact
+    parent lookup, the costliest gather of the pass (4 bytes a vertex, out
+    of cache), only the tree edges and the other tuples going one level
+    down whose ends share a low byte (about 1 in 256 of them)."""
     if int(depth.max(initial=0)) > _UNREACHED_DEPTH - 2:
         return None
     high = np.where(depth == UNREACHED, _UNREACHED_DEPTH, depth).astype(np.int16) << 8
@@ -126,10 +127,10 @@ class _KeyedTuples:
         self.directed = directed
 
     def __call__(self, src, dst):
-        # 'wrap' skips numpy's bounds pass over the indices: tuples hold
-        # vertex ids below n by construction of the graph.
-        src_key = self.keys.take(src, mode="wrap")
-        dst_key = self.keys.take(dst, mode="wrap")
+        # (take, not [], which converts 32-bit indices first; an id
+        # beyond the vertices raises IndexError, as it always did)
+        src_key = self.keys.take(src)
+        dst_key = self.keys.take(dst)
         step = (dst_key >> 8) - (src_key >> 8)
         # directed: a tuple may go back any number of levels, and one from
         # an unreached vertex (127) never has a step above 1
@@ -160,10 +161,9 @@ class _LevelTuples:
     with a cycle, or deeper than depth keys hold."""
 
     def __init__(self, levels, parent, reached, directed):
-        # Narrow levels shrink the random gathers per tuple (differences of
-        # two such levels stay within 16 bits). Only levels from UNREACHED
-        # up are narrowed: a supplied level below it would wrap and could
-        # hide a failure.
+        # Narrow levels shrink the random gathers per tuple (differences are
+        # taken in 64 bits). Only levels from UNREACHED up are narrowed: a
+        # supplied level below it would wrap and could hide a failure.
         deepest = int(levels.max(initial=0))
         narrow = np.int8 if deepest < 127 else np.int16 if deepest < 2**15 - 1 else np.int32
         in_range = int(levels.min(initial=0)) >= UNREACHED and deepest < 2**31 - 1
@@ -173,25 +173,27 @@ class _LevelTuples:
         self.directed = directed
 
     def __call__(self, src, dst):
-        src_level = self.levels[src]
-        dst_level = self.levels[dst]
-        src_reached, dst_reached = self.reached[src], self.reached[dst]
+        # the gathers index with intp: numpy converts 32-bit indices at
+        # every gather, 2-3x slower at scale 20; so once a batch
+        src_at, dst_at = src.astype(np.intp), dst.astype(np.intp)
+        src_level = self.levels[src_at]
+        dst_level = self.levels[dst_at]
+        src_reached, dst_reached = self.reached[src_at], self.reached[dst_at]
         if self.directed:
             too_far = src_reached & dst_reached & (dst_level.astype(np.int64) - src_level > 1)
             rule3 = _first(too_far, src, dst, src_level, dst_level)
             rule4 = _first(src_reached & ~dst_reached, src, dst)
-            return rule3, rule4, self.tree_edge_ends(src, dst)
+            return rule3, rule4, self.tree_edge_ends(src, dst_at)
         # rule 3 reads the levels themselves: a supplied level array may
         # disagree with the tree about who is reached (a rule 2 failure)
         too_far = ((src_level != UNREACHED) & (dst_level != UNREACHED)
                    & (np.abs(dst_level.astype(np.int64) - src_level) > 1))
         rule3 = _first(too_far, src, dst, src_level, dst_level)
         rule4 = _first(src_reached != dst_reached, src, dst)
-        return rule3, rule4, np.concatenate([self.tree_edge_ends(src, dst), self.tree_edge_ends(dst, src)])
+        return rule3, rule4, np.concatenate([self.tree_edge_ends(src, dst_at), self.tree_edge_ends(dst, src_at)])
 
-    def tree_edge_ends(self, src, dst):
-        return dst[self.parent[dst] == src]
-
+    def tree_edge_ends(self, src, dst_at):
+        return dst_at[self.parent[dst_at] == src]
 
 
 def validate_bfs_tree(graph, root: int, parent: np.ndarray,

@@ -35,6 +35,14 @@ class Graph:
     edges: EdgeList
     endpoint_count: np.ndarray
 
+    def __post_init__(self) -> None:
+        # A graph is input: nothing may write into it. Cached graphs are
+        # mapped read-only (loading.py); generated ones are made so too, so
+        # that code writing into a graph fails on either, and compiled
+        # kernels see one kind of array.
+        for array in (self.indptr, self.indices, self.edges.src, self.edges.dst, self.endpoint_count):
+            array.setflags(write=False)
+
     @property
     def directed(self) -> bool:
         return bool(self.spec.directed)
