@@ -419,6 +419,18 @@ def _segments(seg_key: np.ndarray):
     return starts, np.append(starts[1:], len(seg_key))
 
 
+@dataclass(frozen=True)
+class _HeavyClaims:
+    """BottomUpLevel.heavy_claims: per (node, thread) cell the entries read
+    (each also a local check), their total, and the heavy vertices claimed
+    (ascending) with their parents."""
+
+    read: np.ndarray | None  # None: no heavy unvisited vertex
+    examined: int
+    claimed: np.ndarray
+    parents: np.ndarray
+
+
 class BottomUpLevel:
     """BackwardStep of Algorithms 3 and 4, as a function of claim timing.
 
@@ -478,6 +490,49 @@ class BottomUpLevel:
         self.chunks = balanced_chunks(degrees, worker_threads())
         self.entries = int(degrees.sum())
         self._remote = None  # found when a timing first needs them
+        self._heavy = None  # heavy_claims, at the first evaluation
+
+    def heavy_claims(self) -> "_HeavyClaims":
+        """The heavy unvisited vertices' side of the level (Algorithm 4,
+        lines 20-30), which no claim timing changes: their entries sit at
+        the owners of their neighbours, all checks are local, and each node
+        stops at its own first hit; the claims are combined by the
+        allreduce. Computed once per level, at the first evaluation.
+
+        A (v, node) segment is one node's run of v's entries: the entries
+        come in CSR order, by v (the unvisited vertices ascending) and then
+        by neighbour (a row's neighbours ascending, build_csr), so also by
+        the neighbour's owner, and the segments are runs already. One
+        thread scans a segment, in neighbour order, to its first hit;
+        segments go to threads by v's slice, so each thread takes its share
+        of the heavy vertices. (Not by the segment's first neighbour: the
+        smallest local id sits at the start of the node's range, and every
+        segment would land on thread 0.)"""
+        if self._heavy is not None:
+            return self._heavy
+        layout, heavy_u = self.layout, self.heavy_u
+        empty = np.zeros(0, dtype=np.int64)
+        if not len(heavy_u):
+            self._heavy = _HeavyClaims(None, 0, empty, empty)
+            return self._heavy
+        h_v, h_u, _, _ = _gather(layout.graph, heavy_u)
+        h_node = layout.owner(h_u)
+        s_start, s_end = _segments(h_v * layout.N + h_node)
+        h_hit = np.flatnonzero(self.in_frontier[h_u])
+        k = np.searchsorted(h_hit, s_start)
+        found = k < len(h_hit)
+        found[found] = h_hit[k[found]] < s_end[found]
+        read = s_end - s_start
+        read[found] = h_hit[k[found]] - s_start[found] + 1
+        h_thread = layout.slice_of(h_v[s_start])
+        cells = h_node[s_start] * layout.T + h_thread
+        read_per_cell = np.bincount(cells, weights=read, minlength=layout.N * layout.T)
+        claimed, parents = empty, empty
+        if found.any():
+            claimed, parents = _first_per_target(h_v[s_start][found], np.zeros(int(found.sum())),
+                                                 h_u[h_hit[k[found]]])
+        self._heavy = _HeavyClaims(read_per_cell, int(read.sum()), claimed, parents)
+        return self._heavy
 
     def remote_segments(self):
         """The segments with a remote hit before their stop: the prober's
@@ -558,38 +613,17 @@ class BottomUpLevel:
         add_counts("unpack", counts[5])
         streams = [Streams(*probe_stream, "backward"), Streams(*answer_stream, "forward")]
 
-        # Heavy unvisited vertices (Algorithm 4, lines 20-30): their entries sit
-        # at the owners of their neighbours, all checks are local; each node
-        # stops at its own first hit. Claims are combined by the allreduce.
-        heavy_u = self.heavy_u
-        examined = int(counts[0].sum())
-        if len(heavy_u):
-            h_v, h_u, _, _ = _gather(layout.graph, heavy_u)
-            h_node = layout.owner(h_u)
-            order = np.lexsort((h_u, h_node, h_v))
-            h_v, h_u, h_node = h_v[order], h_u[order], h_node[order]
-            s_start, s_end = _segments(h_v * layout.N + h_node)
-            h_hit = np.flatnonzero(self.in_frontier[h_u])
-            k = np.searchsorted(h_hit, s_start)
-            found = k < len(h_hit)
-            found[found] = h_hit[k[found]] < s_end[found]
-            read = s_end - s_start
-            read[found] = h_hit[k[found]] - s_start[found] + 1
-            # One thread scans a (v, node) segment, in neighbour order, to its
-            # first hit; segments go to threads by v's slice, so each thread
-            # takes its share of the heavy vertices. (Not by the segment's
-            # first neighbour: the smallest local id sits at the start of the
-            # node's range, and every segment would land on thread 0.)
-            h_thread = layout.slice_of(h_v[s_start])
-            add_at("edge_entry", h_node[s_start], h_thread, read)
-            add_at("bitmap_test", h_node[s_start], h_thread, read)
-            examined += int(read.sum())
-            if found.any():
-                hv, hp = _first_per_target(h_v[s_start][found], np.zeros(int(found.sum())), h_u[h_hit[k[found]]])
-                new = np.concatenate([new, hv])
-                new_parents = np.concatenate([new_parents, hp])
-                order = np.argsort(new, kind="stable")
-                new, new_parents = new[order], new_parents[order]
+        # Heavy unvisited vertices (Algorithm 4, lines 20-30): see heavy_claims
+        heavy = self.heavy_claims()
+        examined = int(counts[0].sum()) + heavy.examined
+        if heavy.read is not None:  # (a level without heavy vertices adds nothing, not even zeros)
+            add_counts("edge_entry", heavy.read)
+            add_counts("bitmap_test", heavy.read)
+        if len(heavy.claimed):
+            new = np.concatenate([new, heavy.claimed])
+            new_parents = np.concatenate([new_parents, heavy.parents])
+            order = np.argsort(new, kind="stable")
+            new, new_parents = new[order], new_parents[order]
         claimer = layout.owner(new)
         add_at("claim", claimer, layout.local_thread(new, claimer))
         return LevelWork("bottom-up", ops, streams, new, new_parents, edges_examined=examined,
