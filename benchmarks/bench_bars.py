@@ -1,5 +1,6 @@
-"""The absolute bars of issue 16, each measured as a user meets it: a whole
-command in its own process.
+"""Issue 16's absolute bars, each a whole simbfs command in its own process.
+
+Each is measured as a user meets it: a whole command in its own process.
 
 * peak memory of `simbfs run bluegene_q --nodes 1024 --scale 20
   --algorithm cp1d-spi --roots 1` at most 1.5 GB (the child's maximum
@@ -7,12 +8,14 @@ command in its own process.
 * `simbfs run bluegene_q --nodes 65536 --scale 40 --mode project` in under
   30 s (wall time of the command, imports included);
 * with --reproduce, `simbfs reproduce all --jobs 2` in under 20 minutes
-  (about 12 minutes here; it needs both cores to itself, so nothing else
+  (9-10 minutes here; it needs both cores to itself, so nothing else
   should run beside it).
 
 The ratios to scipy (per root, fixed part, the whole bsp1d-do command) are
-bench_algorithms.py's and bench_engine.py's. The graph is cached first, so
-no command pays for generating it.
+bench_algorithms.py's and bench_engine.py's. The graph is cached first, in
+a process of its own, so that no command pays for generating it and this
+process stays small: a child's peak resident set as Linux reports it
+starts from its parent's peak at the fork.
 
     python benchmarks/bench_bars.py [--repeats 2] [--reproduce --out DIR]
 """
@@ -30,8 +33,6 @@ from pathlib import Path
 
 from _common import describe_computer
 
-from simbfs.graph import GraphSpec, load_graph
-
 SIMBFS = [sys.executable, "-c", "import sys; from simbfs.cli import main; sys.exit(main(sys.argv[1:]))"]
 MEMORY_BAR_BYTES = 1.5e9
 PROJECTION_BAR_S = 30.0
@@ -43,7 +44,12 @@ def run_child(arguments: list[str]) -> tuple[float, float]:
     process. The peak is read with wait4, for this child alone."""
     start = time.perf_counter()
     child = subprocess.Popen(SIMBFS + arguments, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
+    try:
+        _, status, usage = os.wait4(child.pid, 0)
+    except BaseException:  # interrupted: do not leave the command running
+        child.kill()
+        child.wait()
+        raise
     seconds = time.perf_counter() - start
     code = child.returncode = os.waitstatus_to_exitcode(status)  # (reaped here, not by Popen)
     if code != 0:
@@ -59,10 +65,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=2, help="runs of each command (the best is kept)")
     parser.add_argument("--reproduce", action="store_true", help="also time `simbfs reproduce all --jobs 2`")
-    parser.add_argument("--out", help="--reproduce: where the reproduction goes (default: a temporary directory)")
+    parser.add_argument("--out", help="--reproduce: where the reproduction goes, a new or empty directory "
+                                      "(default: a temporary one, deleted after)")
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    if args.out and not args.reproduce:
+        parser.error("--out only applies to --reproduce")
+    out = Path(args.out) if args.out else None
+    if out is not None and (out.is_file() or (out.is_dir() and any(out.iterdir()))):
+        parser.error(f"--out {out} is a file or a directory that is not empty: give a new or empty directory, "
+                     f"so that nothing of an earlier reproduction is reused")
 
-    load_graph(GraphSpec("kronecker", 20))  # generated and cached once, outside every timing
+    # generated and cached once, outside every timing, in a process of its own (module docstring)
+    subprocess.run([sys.executable, "-c", "from simbfs.graph import GraphSpec, load_graph; "
+                    "load_graph(GraphSpec('kronecker', 20))"], check=True)
     print(f"# {describe_computer()}; best of {args.repeats}")
     memory = ["run", "bluegene_q", "--nodes", "1024", "--scale", "20", "--algorithm", "cp1d-spi", "--roots", "1",
               "--quiet"]
@@ -74,14 +91,15 @@ def main() -> None:
     print(f"projection, 65,536 nodes at scale 40: {seconds:.1f} s (bar {PROJECTION_BAR_S:.0f} s): "
           f"{verdict(seconds, PROJECTION_BAR_S)}")
     if args.reproduce:
-        out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="simbfs-reproduce-"))
-        if out.exists() and any(out.iterdir()):
-            raise SystemExit(f"{out} is not empty: give an empty or new --out, so that nothing is reused")
-        seconds, _ = run_child(["reproduce", "all", "--out", str(out), "--jobs", "2"])
+        target = out or Path(tempfile.mkdtemp(prefix="simbfs-reproduce-"))
+        try:
+            seconds, _ = run_child(["reproduce", "all", "--out", str(target), "--jobs", "2"])
+        finally:
+            if out is None:
+                shutil.rmtree(target, ignore_errors=True)
+        where = f"; report in {out}" if out else " (its report was in a temporary directory, now deleted)"
         print(f"reproduce all, 2 jobs: {seconds:.0f} s = {seconds / 60:.1f} min "
-              f"(bar {REPRODUCE_BAR_S / 60:.0f} min): {verdict(seconds, REPRODUCE_BAR_S)}; report in {out}")
-        if not args.out:
-            shutil.rmtree(out, ignore_errors=True)
+              f"(bar {REPRODUCE_BAR_S / 60:.0f} min): {verdict(seconds, REPRODUCE_BAR_S)}{where}")
 
 
 if __name__ == "__main__":

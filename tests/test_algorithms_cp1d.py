@@ -515,6 +515,45 @@ def test_bottom_up_level_equals_its_entry_by_entry_definition(nodes, threads, se
     assert work.edges_examined == sum(counts["edge_entry"].values())
 
 
+@pytest.mark.parametrize("nodes, threads, seed", [(4, 8, 5), (3, 5, 6), (16, 4, 7)])
+def test_heavy_vertices_side_equals_its_definition(nodes, threads, seed):
+    """Algorithm 4, lines 20-30, for the heavy unvisited vertices: at each
+    node that owns some of v's neighbours, the thread of v's slice reads
+    them in ascending order up to its first neighbour in the frontier;
+    v is claimed if any node finds one, with the smallest such neighbour
+    as parent. Computed once per level and the same at every evaluation."""
+    from simbfs.algorithms.cp1d.spi import NeverVisible
+    graph = generate_graph(GraphSpec("kronecker", 9, seed=seed))
+    rng = np.random.default_rng(seed)
+    layout = Layout(graph, nodes, threads, heavy_count=8, index_stride=64, share_limit=None)
+    visited = rng.random(graph.num_vertices) < 0.3
+    frontier = np.flatnonzero(visited & (rng.random(graph.num_vertices) < 0.5))
+    in_frontier = np.zeros(graph.num_vertices, dtype=bool)
+    in_frontier[frontier] = True
+    read, claims = Counter(), {}
+    heavy_unvisited = [v for v in range(graph.num_vertices)
+                       if layout.heavy[v] and not visited[v] and layout.degree[v] > 0]
+    assert heavy_unvisited  # the case under test
+    for v in heavy_unvisited:
+        neighbours = sorted(graph.indices[graph.indptr[v]:graph.indptr[v + 1]].tolist())
+        thread = int(layout.slice_of(np.array([v]))[0])
+        for node in sorted({int(layout.owner(np.array([u]))[0]) for u in neighbours}):
+            mine = [u for u in neighbours if int(layout.owner(np.array([u]))[0]) == node]
+            hits = [k for k, u in enumerate(mine) if in_frontier[u]]
+            read[node, thread] += hits[0] + 1 if hits else len(mine)
+            if hits:
+                claims[v] = min(claims.get(v, mine[hits[0]]), mine[hits[0]])
+    level = cp1d.bottom_up(layout, frontier, visited, CP1DOptions())
+    heavy = level.heavy_claims()
+    expected = np.zeros(nodes * threads)
+    for (node, thread), count in read.items():
+        expected[node * threads + thread] = count
+    assert np.array_equal(heavy.read, expected) and heavy.examined == sum(read.values())
+    assert heavy.claimed.tolist() == sorted(claims) and heavy.parents.tolist() == [claims[v] for v in sorted(claims)]
+    level(NeverVisible(nodes))
+    assert level.heavy_claims() is heavy
+
+
 @pytest.mark.parametrize("threads", [2, 3, 7])
 def test_bottom_up_level_is_the_same_on_any_number_of_host_threads(monkeypatch, threads):
     """The level's probers are cut into runs, one per host thread, and the
