@@ -429,10 +429,7 @@ def _cmd_reproduce(args) -> int:
     claims = reproduce.report(out, machines, records, args.quick)
     failed = [f"{r['machine']}/{r['name']}: {r['error']}" for r in records if r["error"]]
     verdicts = [row["verdict"] for rows in claims.values() for row in rows]
-    print(f"{len(records)} scripts, {len(verdicts)} claims ({sum(v in ('within', 'reproduced') for v in verdicts)} "
-          f"within tolerance or reproduced, {sum(v in ('MISS', 'NOT reproduced') for v in verdicts)} missed, {sum(v in ('tested exactly', 'checked by the tests') for v in verdicts)} "
-          f"checked by the tests, {sum(v.startswith('not compared') for v in verdicts)} not compared in this run): "
-          f"{out / 'index.html'}, {out / 'claims.csv'}")
+    print(f"{len(records)} scripts, {reproduce.verdict_summary(verdicts)}: {out / 'index.html'}, {out / 'claims.csv'}")
     for line in failed:
         print(f"simbfs: error: could not run {line}", file=sys.stderr)
     return 1 if failed else 0

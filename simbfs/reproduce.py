@@ -241,6 +241,37 @@ def claim_rows(machine: str, records: list[dict]) -> list[dict]:
 VERDICT_ORDER = ("MISS", "NOT reproduced", "within", "reproduced", "compared (no tolerance)")
 
 
+# how the command's closing line groups the claims' verdicts: every verdict
+# falls in exactly one group, so the counts add up to the claims
+VERDICT_GROUPS = (
+    ("within tolerance or reproduced", ("within", "reproduced")),
+    ("missed", ("MISS", "NOT reproduced")),
+    ("compared without a tolerance", ("compared (no tolerance)",)),
+    ("not decided at these sizes", ("not decided at these sizes",)),
+    ("checked by the tests", ("tested exactly", "checked by the tests")),
+)
+
+
+def verdict_summary(verdicts: list[str]) -> str:
+    """'N claims (a within tolerance or reproduced, b missed, ...)': the
+    groups of VERDICT_GROUPS that occur, then those not compared in this
+    run and any other verdict, so that the counts add up to N."""
+    counts = []
+    grouped = set()
+    for name, members in VERDICT_GROUPS:
+        grouped.update(members)
+        count = sum(v in members for v in verdicts)
+        if count:
+            counts.append(f"{count} {name}")
+    not_compared = sum(v.startswith("not compared") for v in verdicts)
+    if not_compared:
+        counts.append(f"{not_compared} not compared in this run")
+    other = sum(v not in grouped and not v.startswith("not compared") for v in verdicts)
+    if other:
+        counts.append(f"{other} other")
+    return f"{len(verdicts)} claims ({', '.join(counts)})" if counts else f"{len(verdicts)} claims"
+
+
 def worst_verdict(verdicts: list[str], trends_only: bool = False) -> str:
     """The claim's verdict from all its comparisons: the worst of them
     (a comparison without a verdict, e.g. at a reduced size, only informs;

@@ -68,3 +68,17 @@ def test_checks_of_simbfs_itself_run_only_when_asked():
     assert "fig10.py" in figures
     assert {p.name for p in reproduce.scripts("tsubame2", True)} - {p.name for p in reproduce.scripts("tsubame2")} \
         == {"projection_check.py"}
+
+
+def test_the_closing_summary_counts_every_claim_once():
+    """The command's last line groups the verdicts; the groups add up to
+    the claims, whatever verdicts occur (the 2026-11-27 run's seven kinds,
+    which the old line counted as 48 of 50)."""
+    from simbfs.reproduce import verdict_summary
+    verdicts = (["within"] * 14 + ["MISS"] * 10 + ["reproduced"] * 8 + ["NOT reproduced"] * 8
+                + ["tested exactly"] * 6 + ["not compared in this run"] * 2 + ["compared (no tolerance)"] * 2)
+    assert verdict_summary(verdicts) == ("50 claims (22 within tolerance or reproduced, 18 missed, "
+                                         "2 compared without a tolerance, 6 checked by the tests, "
+                                         "2 not compared in this run)")
+    assert verdict_summary(["not decided at these sizes", "something new"]) == (
+        "2 claims (1 not decided at these sizes, 1 other)")
