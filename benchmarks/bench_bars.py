@@ -1,6 +1,6 @@
 """Issue 16's absolute bars, each a whole simbfs command in its own process.
 
-Each is measured as a user meets it: a whole command in its own process.
+Each is measured as a user meets it:
 
 * peak memory of `simbfs run bluegene_q --nodes 1024 --scale 20
   --algorithm cp1d-spi --roots 1` at most 1.5 GB (the child's maximum

@@ -29,6 +29,8 @@ only when a script could not run.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import base64
 import contextlib
 import csv
@@ -256,20 +258,15 @@ def verdict_summary(verdicts: list[str]) -> str:
     """'N claims (a within tolerance or reproduced, b missed, ...)': the
     groups of VERDICT_GROUPS that occur, then those not compared in this
     run and any other verdict, so that the counts add up to N."""
-    counts = []
-    grouped = set()
-    for name, members in VERDICT_GROUPS:
-        grouped.update(members)
-        count = sum(v in members for v in verdicts)
-        if count:
-            counts.append(f"{count} {name}")
-    not_compared = sum(v.startswith("not compared") for v in verdicts)
-    if not_compared:
-        counts.append(f"{not_compared} not compared in this run")
-    other = sum(v not in grouped and not v.startswith("not compared") for v in verdicts)
-    if other:
-        counts.append(f"{other} other")
-    return f"{len(verdicts)} claims ({', '.join(counts)})" if counts else f"{len(verdicts)} claims"
+    def group(verdict: str) -> str:
+        for name, members in VERDICT_GROUPS:
+            if verdict in members:
+                return name
+        return "not compared in this run" if verdict.startswith("not compared") else "other"
+    counts = Counter(group(v) for v in verdicts)
+    order = [name for name, _ in VERDICT_GROUPS] + ["not compared in this run", "other"]
+    parts = [f"{counts[name]} {name}" for name in order if counts[name]]
+    return f"{len(verdicts)} claims ({', '.join(parts)})" if parts else f"{len(verdicts)} claims"
 
 
 def worst_verdict(verdicts: list[str], trends_only: bool = False) -> str:

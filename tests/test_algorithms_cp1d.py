@@ -544,14 +544,14 @@ def test_heavy_vertices_side_equals_its_definition(nodes, threads, seed):
             if hits:
                 claims[v] = min(claims.get(v, mine[hits[0]]), mine[hits[0]])
     level = cp1d.bottom_up(layout, frontier, visited, CP1DOptions())
-    heavy = level.heavy_claims()
+    heavy = level.heavy_claims
     expected = np.zeros(nodes * threads)
     for (node, thread), count in read.items():
         expected[node * threads + thread] = count
     assert np.array_equal(heavy.read, expected) and heavy.examined == sum(read.values())
     assert heavy.claimed.tolist() == sorted(claims) and heavy.parents.tolist() == [claims[v] for v in sorted(claims)]
     level(NeverVisible(nodes))
-    assert level.heavy_claims() is heavy
+    assert level.heavy_claims is heavy
 
 
 @pytest.mark.parametrize("threads", [2, 3, 7])

@@ -73,7 +73,7 @@ import numpy as np
 from . import work as cp1d
 from .work import CP1DOptions, Layout, LevelWork
 from .pricing import cp1d_residents, memory_seconds, op_cycles
-from .spi import PAIR_TABLES_MAX, NeverVisible, bottleneck, calc_direction
+from .spi import NeverVisible, bottleneck, calc_direction, offers_pair_tables
 from ...bfs.direction import BOTTOM_UP, TOP_DOWN
 from ...engine.costs import allreduce_time, port_seconds, route_latency
 from ...engine.messaging import DirectPackets
@@ -233,10 +233,9 @@ class _TargetClaimDelay:
     def pair_tables(self, count: int):
         """ClaimDelay.pair_tables of these terms, the same for every pair: the
         level's compiled walk then evaluates the formula itself, and scans
-        only the segments it reads, when ``count`` outnumbers the pairs and
-        they are at most PAIR_TABLES_MAX."""
+        only the segments it reads, where spi.offers_pair_tables."""
         pairs = len(self.sweep_time) ** 2
-        if count <= pairs or pairs > PAIR_TABLES_MAX:
+        if not offers_pair_tables(count, pairs):
             return None
         if self._pair_table is None:
             self._pair_table = tuple(np.full(pairs, value, dtype=np.float64)

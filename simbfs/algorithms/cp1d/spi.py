@@ -66,6 +66,14 @@ def calc_direction(frontier_edges: int, unvisited_vertices: int) -> str:
 PAIR_TABLES_MAX = 1 << 22
 
 
+def offers_pair_tables(count: int, pairs: int) -> bool:
+    """Whether a claim timing offers (prober, owner) tables for a level of
+    ``count`` entries among ``pairs`` pairs: when the entries outnumber the
+    pairs (each pair's parts then computed once pay off) and the tables
+    stay within PAIR_TABLES_MAX."""
+    return pairs < count and pairs <= PAIR_TABLES_MAX
+
+
 class ClaimDelay:
     """Time from a remote probe to its claim being visible to the prober
     (cp1d.claim_delay_s), for every (prober, owner) pair of a level."""
@@ -98,7 +106,7 @@ class ClaimDelay:
         (PAIR_TABLES_MAX pairs: 2,048 nodes); each pair's parts once, with
         the same element-wise arithmetic, so the same values. Else None."""
         N = len(self.sweep_time)
-        if count <= N * N or N * N > PAIR_TABLES_MAX:
+        if not offers_pair_tables(count, N * N):
             return None
         if self._pair_table is None:  # the matrices in prober-major order
             self._pair_table = self._parts(lambda matrix: matrix.reshape(-1))

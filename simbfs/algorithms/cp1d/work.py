@@ -63,7 +63,7 @@ per-thread counters then price each node's simulated time.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -490,14 +490,15 @@ class BottomUpLevel:
         self.chunks = balanced_chunks(degrees, worker_threads())
         self.entries = int(degrees.sum())
         self._remote = None  # found when a timing first needs them
-        self._heavy = None  # heavy_claims, at the first evaluation
 
-    def heavy_claims(self) -> "_HeavyClaims":
+    @cached_property
+    def heavy_claims(self) -> _HeavyClaims:
         """The heavy unvisited vertices' side of the level (Algorithm 4,
         lines 20-30), which no claim timing changes: their entries sit at
         the owners of their neighbours, all checks are local, and each node
         stops at its own first hit; the claims are combined by the
-        allreduce. Computed once per level, at the first evaluation.
+        allreduce. Computed once per level, at the first evaluation
+        (a cached property).
 
         A (v, node) segment is one node's run of v's entries: the entries
         come in CSR order, by v (the unvisited vertices ascending) and then
@@ -508,13 +509,10 @@ class BottomUpLevel:
         of the heavy vertices. (Not by the segment's first neighbour: the
         smallest local id sits at the start of the node's range, and every
         segment would land on thread 0.)"""
-        if self._heavy is not None:
-            return self._heavy
         layout, heavy_u = self.layout, self.heavy_u
         empty = np.zeros(0, dtype=np.int64)
         if not len(heavy_u):
-            self._heavy = _HeavyClaims(None, 0, empty, empty)
-            return self._heavy
+            return _HeavyClaims(None, 0, empty, empty)
         h_v, h_u, _, _ = _gather(layout.graph, heavy_u)
         h_node = layout.owner(h_u)
         s_start, s_end = _segments(h_v * layout.N + h_node)
@@ -531,8 +529,7 @@ class BottomUpLevel:
         if found.any():
             claimed, parents = _first_per_target(h_v[s_start][found], np.zeros(int(found.sum())),
                                                  h_u[h_hit[k[found]]])
-        self._heavy = _HeavyClaims(read_per_cell, int(read.sum()), claimed, parents)
-        return self._heavy
+        return _HeavyClaims(read_per_cell, int(read.sum()), claimed, parents)
 
     def remote_segments(self):
         """The segments with a remote hit before their stop: the prober's
@@ -614,7 +611,7 @@ class BottomUpLevel:
         streams = [Streams(*probe_stream, "backward"), Streams(*answer_stream, "forward")]
 
         # Heavy unvisited vertices (Algorithm 4, lines 20-30): see heavy_claims
-        heavy = self.heavy_claims()
+        heavy = self.heavy_claims
         examined = int(counts[0].sum()) + heavy.examined
         if heavy.read is not None:  # (a level without heavy vertices adds nothing, not even zeros)
             add_counts("edge_entry", heavy.read)
