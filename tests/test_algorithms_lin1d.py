@@ -122,6 +122,32 @@ def test_a_cluster_module_is_priced_by_the_reaction_rule_by_hand():
     assert expected / (8e6 / 10e9) > 10  # a handler on the MPE is over 10x slower (Fig. 11's CPE/MPE)
 
 
+def test_a_bitmap_larger_than_the_routers_and_consumers_scratch_pads_costs_a_read_per_slice():
+    """The shuffle takes an item to the CPE holding its bit, and only the 16
+    routers and 16 consumers are on its way (Fig. 6): 32 x 64 KiB =
+    2,097,152 B hold bits. A Forward Handler testing 1e8 hub entries of 8 B
+    against the bitmap of 5e7 local vertices (6.25e6 B, 3 slices) reads
+    them 3 times: 2.4e9 B at 28.9 GB/s = 83.0 ms, above the shuffle's
+    8e8 B at 10 GB/s = 80 ms; with 1e6 local vertices (one slice) the
+    shuffle bounds it. At the paper's 26.2M vertices per node a bitmap
+    takes 2 slices, and the second read hides under the shuffle."""
+    machine = load_machine("sunway_taihulight")
+    cpe = machine.section("cpe_cluster")
+    assert cpe.bitmap_passes(2_097_152) == 1 and cpe.bitmap_passes(2_097_153) == 2
+    assert cpe.bitmap_passes(6.25e6) == 3 and cpe.bitmap_passes(0) == 1
+    assert cpe.bitmap_passes(2 ** 40 / 40768 / 8) == 2
+    zero = {name: 0.0 for name in ("frontier_read", "vertices_read", "entries_read", "hub_bits", "hub_entries",
+                                   "pairs_generated", "backward_in", "answers", "forward_in", "claims",
+                                   "relayed_forward", "relayed_backward")}
+    counts = dict(zero, hub_entries=1e8)
+    for local, expected in ((5e7, 3 * 8e8 / 28.9e9), (1e6, 8e8 / 10e9)):
+        demand = pricing.demands(machine, counts, "top-down", local)["forward_handler"]
+        assert float(pricing.cluster_seconds(machine, demand)) == pytest.approx(expected, rel=1e-12)
+        # the MPE tests each item at a memory latency, slices or not
+        assert float(pricing.mpe_seconds(machine, demand)) == pytest.approx(
+            8e8 / 9.4e9 + 1e8 * 69e-9 + 1e8 * 20 / 1.45e9)
+
+
 def test_modules_share_four_clusters_one_each_at_most():
     """5 modules of 1, 1, 1, 1 and 4 ms on 4 clusters: the long one bounds
     it (4 ms); 8 of 1 ms: the total over 4 (2 ms)."""
@@ -192,3 +218,56 @@ def test_the_closing_gather_carries_the_bottom_up_hubs_around_a_bottom_up_level(
     spec_graph = generate_graph(GraphSpec("kronecker", 12, seed=1))
     layout = lin.Layout(spec_graph, 16, 4, 4, 8)
     assert (layout.hub_top_down <= layout.hub_bottom_up).all()  # the top-down hubs are bottom-up hubs too
+
+
+def test_a_bottom_up_level_closes_with_a_reduce_scatter_of_its_hub_claims_then_the_gather():
+    """A bottom-up level's unvisited hubs are claimed by the owners of their
+    neighbours (work.py), so the claims must reach the hubs' owners before
+    the gather can announce them (review finding, 2026-11-27): an OR
+    reduce-scatter of the hub bitmaps, then the allgather. Hand-worked from
+    the executed level: the nodes owning a claimed hub send a bitmap of
+    2^14 bits, the others an 8 B flag; both collectives cost
+    stages x stage latency + total x (N - 1) / N / bandwidth (recursive
+    halving and doubling), the gather with 16 B of direction counts per
+    node more; a top-down level has the gather only."""
+    from simbfs.engine import Simulation, TimelineRecorder
+    from simbfs.engine.costs import collective_stages
+
+    graph = generate_graph(GraphSpec("kronecker", 16, seed=1))
+    machine = load_machine("sunway_taihulight")
+    N = 4  # 256 hubs per node (one per 64 local vertices): a 32 B bitmap against an 8 B flag
+    algorithm = get_algorithm("lin1d")
+    recorder = TimelineRecorder()
+    # a root of moderate degree (232): its second level, bottom-up, claims
+    # about 900 of the 1,024 hubs (a root of degree 1 reaches them top-down)
+    root = int(np.argsort(-graph.degree, kind="stable")[2000])
+    result = algorithm.run(Simulation(machine, N), graph, root, recorder=recorder)
+    layout = algorithm.layout(graph, Simulation(machine, N))
+    coll = machine.collectives
+    bottom_up_hub_nodes = []
+    directions = {r.level: r.direction for r in result.levels}
+    assert "bottom-up" in directions.values() and "top-down" in directions.values()
+    parent, depth = result.parent, np.full(graph.num_vertices, -1)
+    depth[root] = 0
+    for level in sorted(directions):  # each vertex's level, from the tree
+        claimed = (depth < 0) & (parent >= 0) & np.isin(parent, np.flatnonzero(depth == level))
+        depth[claimed] = level + 1
+    for level, direction in directions.items():
+        spans = sorted((s for s in recorder.spans if s.node == 0 and s.resource == "collective"
+                        and s.detail.get("level") == level), key=lambda s: s.start_s)
+        kinds = [s.what for s in spans]
+        new = np.flatnonzero(depth == level + 1)
+        gathered = "bottom-up" if direction == "bottom-up" else lin.gathered_hubs(
+            "top-down", directions.get(level + 1, "top-down"))
+        hub_nodes = len(np.unique(layout.owner(new[layout.hubs(gathered)[new]])))
+        claims = hub_nodes * layout.hubs_per_node[gathered] // 8 + (N - hub_nodes) * 8
+        expected = [("allgather", claims + N * 16)]
+        if direction == "bottom-up":
+            expected.insert(0, ("reduce_scatter", claims))
+        assert kinds == [kind for kind, _ in expected], (level, direction)
+        for span, (_, total) in zip(spans, expected):
+            hand = collective_stages(N) * coll.stage_latency_s + total * (N - 1) / N / coll.bandwidth_Bps
+            assert span.duration_s == pytest.approx(hand, rel=1e-12), (level, span.what)
+        if direction == "bottom-up":
+            bottom_up_hub_nodes.append(hub_nodes)
+    assert 0 < max(bottom_up_hub_nodes), bottom_up_hub_nodes  # bitmaps, not only flags

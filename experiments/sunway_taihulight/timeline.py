@@ -31,11 +31,11 @@ NODE = 0
 LANES = ("cluster0", "cluster1", "cluster2", "cluster3", "mpe0", "mpe1", "mpe2", "mpe3", "port", "cpu", "collective")
 LABELS = {"cluster0": "CPE cluster C0", "cluster1": "CPE cluster C1", "cluster2": "CPE cluster C2",
           "cluster3": "CPE cluster C3", "mpe0": "M0 (send)", "mpe1": "M1 (receive)", "mpe2": "M2", "mpe3": "M3",
-          "port": "network port", "cpu": "node: busy / wait", "collective": "hub gather"}
+          "port": "network port", "cpu": "node: busy / wait", "collective": "hub claims / gather"}
 COLOURS = {"backward generator": "tab:blue", "forward generator": "tab:cyan", "backward handler": "tab:orange",
            "forward handler": "tab:green", "backward relay": "tab:purple", "forward relay": "tab:pink",
            "send (M0)": "tab:olive", "receive (M1)": "tab:brown", "network": "tab:grey", "wait": "tab:red",
-           "allgather": "black"}
+           "reduce_scatter": "dimgrey", "allgather": "black"}
 
 
 def level_spans(variant: str, nodes: int, scale: int, group: int, level: int | None = None):

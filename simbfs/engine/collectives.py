@@ -16,12 +16,13 @@ With a recorder (engine/recorder.py), every completed collective reports,
 for every rank: the work it did in ``after`` (on ``cpu``, named by the
 caller's ``work``, e.g. ``top-down``), its wait for the last rank (``wait``
 on ``cpu``) and the operation itself (``alltoallv`` on ``nic``; a barrier,
-allreduce or allgather on ``collective``), each with the caller's ``level``.
+allreduce, allgather or reduce-scatter on ``collective``), each with the
+caller's ``level``.
 So a bulk-synchronous node's spans tile its whole run. Recording happens
 after the timing is fixed and never changes it.
 
 The prices are the pure functions of engine/costs.py (barrier_time,
-allreduce_time, allgather_time; an alltoallv is the network's flow-level
+allreduce_time, allgather_time, reduce_scatter_time; an alltoallv is the network's flow-level
 exchange_cost), which projections call directly with no simpy objects.
 """
 
@@ -34,7 +35,7 @@ import numpy as np
 import simpy
 
 from ..machine.model import CollectiveModel
-from .costs import ExchangeCost, allgather_time, allreduce_time, barrier_time
+from .costs import ExchangeCost, allgather_time, allreduce_time, barrier_time, reduce_scatter_time
 from .messaging import MessagingLayer
 from .network import Network
 from .recorder import NULL_RECORDER
@@ -70,7 +71,8 @@ class _Rendezvous:
 
 
 # the resource a collective occupies, in recorded spans
-_RESOURCE = {"alltoallv": "nic", "allreduce": "collective", "allgather": "collective", "barrier": "collective"}
+_RESOURCE = {"alltoallv": "nic", "allreduce": "collective", "allgather": "collective", "reduce_scatter": "collective",
+             "barrier": "collective"}
 
 
 class Collectives:
@@ -93,6 +95,9 @@ class Collectives:
 
     def allgather_cost(self, total_bytes: float) -> float:
         return allgather_time(self.model, self.nodes, total_bytes)
+
+    def reduce_scatter_cost(self, total_bytes: float) -> float:
+        return reduce_scatter_time(self.model, self.nodes, total_bytes)
 
     # ------------------------------------------------------------ operations
     def barrier(self, rank: int, after: float = 0.0, work: str | None = None, level: int | None = None) -> simpy.Event:
@@ -130,6 +135,21 @@ class Collectives:
             return (gather() if gather else None), self.allgather_cost(total), None
 
         return self._join("allgather", rank, float(nbytes), finish, on_complete, after=after, work=work,
+                          level=level)
+
+    def reduce_scatter(self, rank: int, nbytes: float, on_complete: Callable[[CollectiveResult], None] | None = None,
+                       after: float = 0.0, work: str | None = None, level: int | None = None) -> simpy.Event:
+        """Every rank holds a value whose segments belong to the ranks and
+        gets its own segment combined over all ranks; ``nbytes`` is the part
+        of the total that rank ``rank`` accounts for (the price is that of
+        the total, :func:`~simbfs.engine.costs.reduce_scatter_time`). The
+        caller combines the real data itself; ``on_complete`` as for
+        :meth:`allreduce`."""
+
+        def finish(contributions):
+            return None, self.reduce_scatter_cost(float(sum(contributions))), None
+
+        return self._join("reduce_scatter", rank, float(nbytes), finish, on_complete, after=after, work=work,
                           level=level)
 
     def alltoallv(self, rank: int, deliver: Callable[[], tuple[np.ndarray, np.ndarray | None, Any]],

@@ -121,6 +121,16 @@ def allgather_time(model: CollectiveModel, nodes: int, total_bytes: float) -> fl
     return barrier_time(model, nodes) + share / model.bandwidth_Bps
 
 
+def reduce_scatter_time(model: CollectiveModel, nodes: int, total_bytes: float) -> float:
+    """Recursive halving of ``total_bytes`` (every node holds a value of that
+    size and receives its own reduced segment): the mirror image of
+    :func:`allgather_time`, with the same stages and the same (N - 1) / N of
+    the total through every node, so the same price. The reduction itself
+    (an OR of bitmaps, a sum of counts) is taken to hide under the
+    transfers."""
+    return allgather_time(model, nodes, total_bytes)
+
+
 # ------------------------------------------------------------------------ DMA
 
 

@@ -18,7 +18,10 @@ Timing of one level on node i (docs/background/lin1d.md)
     destination) on the fat tree. ``latency`` is the pipeline's fill and
     drain: one message through every phase. The level ends with the
     allgather of the hub bitmaps (a flag for a node without frontier hubs),
-    which also carries the counts the direction policy needs.
+    which also carries the counts the direction policy needs; after a
+    bottom-up level a reduce-scatter first brings the hubs that the owners
+    of their neighbours claimed to their own owners
+    (pricing.closing_collectives).
 
 Direction
     The traversal policy is Beamer's (003, 2.1 cites it): simbfs.bfs.direction.
@@ -125,6 +128,7 @@ class _Run(RootSearch):
         self.layout = algorithm.layout(graph, sim)
         self.unexplored_edges = int(self.layout.degree.sum()) - int(self.layout.degree[root])
         self._pending = None
+        self._closing_s = 0.0  # the level's closing collectives before the last
 
     # ------------------------------------------------------------ one level
     def _plan(self):
@@ -136,9 +140,10 @@ class _Run(RootSearch):
         gathered = lin.gathered_hubs(work.direction, next_direction)
         hubs = layout.hubs(gathered)
         frontier_hubs = np.bincount(layout.owner(work.new_vertices[hubs[work.new_vertices]]), minlength=self.N)
-        gather = pricing.gather_bytes(float(np.count_nonzero(frontier_hubs)), self.N,
-                                      layout.hubs_per_node[gathered])
-        return work, priced, next_direction, gather
+        hub_nodes, hubs_per_node = float(np.count_nonzero(frontier_hubs)), layout.hubs_per_node[gathered]
+        closing = [(kind, pricing.gather_bytes(hub_nodes, self.N, hubs_per_node, counts))
+                   for kind, counts in pricing.closing_collectives(work.direction)]
+        return work, priced, next_direction, closing
 
     def _next_direction(self, work: lin.LevelWork) -> str:
         if not self.options.direction_optimising:
@@ -153,16 +158,25 @@ class _Run(RootSearch):
         while not self._done:
             if self._pending is None:
                 self._pending = self._plan()
-            work, priced, _, gather = self._pending
+            work, priced, _, closing = self._pending
             if self.recorder.enabled:
                 record_units(self.recorder, rank, self._level_start, self._level, work.direction, priced,
                              self.machine.section("cpe_cluster").clusters)
-            yield self.ctx.collectives.allgather(rank, gather / self.N, on_complete=self._finish_level,
-                                                 after=float(priced.busy[rank]), work=f"{work.direction} modules",
-                                                 level=self._level)
+            after, work_name = float(priced.busy[rank]), f"{work.direction} modules"
+            for step, (kind, nbytes) in enumerate(closing):
+                last = step == len(closing) - 1
+                yield getattr(self.ctx.collectives, kind)(
+                    rank, nbytes / self.N, on_complete=self._finish_level if last else self._closing_step,
+                    after=after, work=work_name, level=self._level)
+                after, work_name = 0.0, None
 
-    def _finish_level(self, closing) -> None:
-        work, priced, next_direction, gather = self._pending
+    def _closing_step(self, result) -> None:
+        self._closing_s += result.cost_s
+
+    def _finish_level(self, last) -> None:
+        work, priced, next_direction, closing = self._pending
+        closing_s, self._closing_s = self._closing_s + last.cost_s, 0.0
+        carried = sum(nbytes for _, nbytes in closing)
         time_s = self.ctx.env.now - self._level_start
         compute = priced.times.compute
         self.records.append(LevelRecord.with_rest_as_synchronisation(
@@ -170,9 +184,9 @@ class _Run(RootSearch):
             frontier_vertices=int(len(self.frontier)), edges_examined=int(work.edges_examined),
             messages=int(priced.messages), bytes=float(priced.payload_bytes), time_s=time_s,
             compute_s=float(compute.mean()),
-            communication_s=float((priced.busy - compute).mean()) + closing.cost_s,
+            communication_s=float((priced.busy - compute).mean()) + closing_s,
             compute_max_s=float(compute.max()), bottleneck=priced.bottleneck,
-            collective_bytes=float(gather * max(self.N - 1, 0) / max(self.N, 1)),
+            collective_bytes=float(carried * max(self.N - 1, 0) / max(self.N, 1)),
             edges_sent=int(priced.pairs_sent)))
         self.ctx.recorder.level_done(self.records[-1])
         new = work.new_vertices
@@ -270,7 +284,7 @@ def price_level(machine, network, layout: Layout, work: lin.LevelWork, options: 
         messages_out = messages_in = np.zeros(N)
     shares = {name: small for name in pricing.HANDLERS}
     times = pricing.node_times(machine, work.counts, work.direction, shares, messages_out, messages_in,
-                               options.modules)
+                               options.modules, layout.local_vertices)
     terms = {"compute": times.compute, "injection": loads.inject_s, "ejection": loads.eject_s,
              "link": np.full(N, loads.link_s)}
     busy = np.maximum.reduce(list(terms.values()))

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...engine.costs import allgather_time, reduce_scatter_time
 from ...machine.model import Machine
 
 MODULES = ("forward_generator", "backward_generator", "backward_handler", "forward_handler",
@@ -51,15 +52,18 @@ class ModuleDemand:
     random_accesses: object  # random main-memory accesses
     items: object  # pairs or entries the module handles
     tests: object = 0.0  # tests of local bitmaps (in the scratch pads on a cluster; a memory latency each on an MPE)
+    bitmap_bytes: object = 0.0  # the local bitmap the tests read (a cluster holds it a slice per pass)
 
 
-def demands(machine: Machine, counts: dict, direction: str) -> dict:
-    """Each module's demand from a level's counters."""
+def demands(machine: Machine, counts: dict, direction: str, local_vertices=0.0) -> dict:
+    """Each module's demand from a level's counters; ``local_vertices``
+    (per node) sizes the bitmaps the handlers test."""
     lin = machine.section("lin1d")
     batch = machine.section("cpe_cluster").batch_bytes
     P, E = lin.pair_bytes, lin.adjacency_entry_bytes
     c = counts
     none = ModuleDemand(0.0, batch, 0.0, 0.0, 0.0, 0.0, 0.0)
+    bitmap = np.asarray(local_vertices, dtype=np.float64) / 8
     read = c["vertices_read"] * OFFSETS_BYTES + c["entries_read"] * E
     generated = c["pairs_generated"] * P
     if direction == "top-down":
@@ -83,13 +87,14 @@ def demands(machine: Machine, counts: dict, direction: str) -> dict:
         # a Backward Handler tests u in the frontier bitmap spread over the
         # scratch pads: the shuffle routes every pair to the CPE holding u
         "backward_handler": ModuleDemand(c["backward_in"] * P, batch, c["backward_in"] * P, c["answers"] * P,
-                                         0.0, c["backward_in"], c["backward_in"]),
+                                         0.0, c["backward_in"], c["backward_in"], bitmap),
         # a Forward Handler tests v likewise, reads the hub entries it keeps
         # (each then routed as a pair to the CPE holding the bit), and writes
         # the parent of each vertex it claims
         "forward_handler": ModuleDemand(c["forward_in"] * P + c["hub_entries"] * E, batch,
                                         (c["forward_in"] + c["hub_entries"]) * P, 0.0, c["claims"],
-                                        c["forward_in"] + c["hub_entries"], c["forward_in"] + c["hub_entries"]),
+                                        c["forward_in"] + c["hub_entries"], c["forward_in"] + c["hub_entries"],
+                                        bitmap),
         "forward_relay": ModuleDemand(c["relayed_forward"] * P, batch, c["relayed_forward"] * P,
                                       c["relayed_forward"] * P, 0.0, c["relayed_forward"]),
         "backward_relay": ModuleDemand(c["relayed_backward"] * P, batch, c["relayed_backward"] * P,
@@ -98,9 +103,12 @@ def demands(machine: Machine, counts: dict, direction: str) -> dict:
 
 
 def cluster_seconds(machine: Machine, demand: ModuleDemand):
-    """One module on one CPE cluster (per node; arrays allowed)."""
+    """One module on one CPE cluster (per node; arrays allowed). A module
+    that tests a bitmap larger than the scratch pads on an item's way reads
+    its input once per slice (``CPEClusterModel.bitmap_passes``)."""
     cpe, lin = machine.section("cpe_cluster"), machine.section("lin1d")
-    read = np.broadcast_arrays(demand.read_bytes, demand.read_chunk, demand.shuffled_bytes,
+    passes = np.where(np.asarray(demand.tests) > 0, cpe.bitmap_passes(demand.bitmap_bytes), 1.0)
+    read = np.broadcast_arrays(np.asarray(demand.read_bytes) * passes, demand.read_chunk, demand.shuffled_bytes,
                                demand.written_bytes, demand.random_accesses)
     reaction = cpe.reaction_seconds(read[0], np.maximum(read[1], 1.0), read[2], read[3])
     random = read[4] * lin.random_access_bytes / cpe.dma_bandwidth(lin.random_access_bytes)
@@ -143,19 +151,20 @@ def shared(times: list, units: int):
 
 
 def node_times(machine: Machine, counts: dict, direction: str, small_share: dict, messages_out, messages_in,
-               modules: str):
+               modules: str, local_vertices=0.0):
     """Each unit's busy time per node. ``small_share[module]``: the share of
     a handler's input that arrives in messages below ``lin1d.small_input``
-    (handled on M1); ``messages_out/in``: MPI messages per node."""
+    (handled on M1); ``messages_out/in``: MPI messages per node;
+    ``local_vertices``: a node's vertices (its bitmaps' size)."""
     cpe = machine.section("cpe_cluster")
     messaging = machine.messaging
-    need = demands(machine, counts, direction)
+    need = demands(machine, counts, direction, local_vertices)
     # a handler's message-fed work (the pairs it receives) and the rest (the
     # hub entries it reads, the parents it writes): only the former arrives
     # in messages, so only its small share runs on M1
     zero = {name: 0.0 for name in counts}
-    fed = demands(machine, {**zero, **{k: counts[k] for k in MESSAGE_FED if k in counts}}, direction)
-    local = demands(machine, {**counts, **{k: 0.0 for k in MESSAGE_FED if k in counts}}, direction)
+    fed = demands(machine, {**zero, **{k: counts[k] for k in MESSAGE_FED if k in counts}}, direction, local_vertices)
+    local = demands(machine, {**counts, **{k: 0.0 for k in MESSAGE_FED if k in counts}}, direction, local_vertices)
     placed, on_clusters, on_mpes = {}, [], []
     receiver = np.asarray(messages_in, dtype=np.float64) * messaging.receive_overhead_s
     for name in MODULES:
@@ -188,7 +197,7 @@ def _scaled(demand: ModuleDemand, share) -> ModuleDemand:
     return ModuleDemand(np.asarray(demand.read_bytes) * share, demand.read_chunk,
                         np.asarray(demand.shuffled_bytes) * share, np.asarray(demand.written_bytes) * share,
                         np.asarray(demand.random_accesses) * share, np.asarray(demand.items) * share,
-                        np.asarray(demand.tests) * share)
+                        np.asarray(demand.tests) * share, demand.bitmap_bytes)
 
 
 def messages(pairs: np.ndarray, machine: Machine) -> np.ndarray:
@@ -224,12 +233,41 @@ def pipeline_latency_s(machine: Machine, phases: int, route_latency_s: float) ->
     return cpe.notify_latency_s + phases * per_phase
 
 
-def gather_bytes(hub_nodes: float, nodes: int, hubs_per_node: int) -> float:
-    """Bytes the closing allgather collects: a node whose hubs are in the
-    next frontier sends their bitmap, the others a one-word flag (5); every
-    node adds the direction policy's counts."""
+def gather_bytes(hub_nodes: float, nodes: int, hubs_per_node: int, counts: bool = True) -> float:
+    """Bytes a closing collective carries: a node whose hubs are in the
+    next frontier has their bitmap, the others a one-word flag (5); with
+    ``counts``, every node adds the direction policy's counts."""
     bitmap = -(-hubs_per_node // 8)
-    return hub_nodes * bitmap + (nodes - hub_nodes) * FLAG_BYTES + nodes * COUNT_WORDS * FLAG_BYTES
+    return (hub_nodes * bitmap + (nodes - hub_nodes) * FLAG_BYTES
+            + (nodes * COUNT_WORDS * FLAG_BYTES if counts else 0.0))
+
+
+def closing_collectives(direction: str) -> tuple:
+    """The collectives that close a level, in order, as (kind, carries the
+    direction counts). A bottom-up level's unvisited hubs are claimed by the
+    owners of their neighbours (work.py), not by their own: the claims are
+    first combined (an OR of the hub bitmaps, each owner receiving its own
+    segment: a reduce-scatter) and then gathered to every node with the
+    counts. A top-down level claims every vertex at its owner, so the
+    gather alone announces its hubs."""
+    if direction == "bottom-up":
+        return (("reduce_scatter", False), ("allgather", True))
+    return (("allgather", True),)
+
+
+_CLOSING_TIME = {"reduce_scatter": reduce_scatter_time, "allgather": allgather_time}
+
+
+def closing_seconds(machine: Machine, nodes: int, direction: str, hub_nodes: float, hubs_per_node: int):
+    """The closing collectives' time and bytes (closing_collectives; the
+    projection's price, and the executed run's through the same engine
+    functions)."""
+    seconds = total = 0.0
+    for kind, counts in closing_collectives(direction):
+        carried = gather_bytes(hub_nodes, nodes, hubs_per_node, counts)
+        seconds += _CLOSING_TIME[kind](machine.collectives, nodes, carried)
+        total += carried
+    return seconds, total
 
 
 def connection_bytes(machine: Machine, peers) -> np.ndarray:

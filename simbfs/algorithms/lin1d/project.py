@@ -30,7 +30,8 @@ The steps are those of the Checconi & Petrini projection
    link carries the cross-group bytes of the M / K nodes whose pairs the
    destination-based routing sends through it (with relay, a node's column
    fixes its relays' residue, so its whole first stage takes one link);
-   the pipeline latency, and the closing gather of the hub bitmaps.
+   the pipeline latency, and the closing collectives of the hub bitmaps
+   (pricing.closing_seconds).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ...bfs.direction import TOP_DOWN, choose_direction
-from ...engine.costs import allgather_time, port_seconds, route_latency
+from ...engine.costs import port_seconds, route_latency
 from ...graph import Graph
 from ...machine.model import Machine
 from ...projection import Growth, grown_degrees, poisson_ceil_mean
@@ -147,10 +148,11 @@ def price(target: Target, counts_mean: dict, counts_max: dict, direction: str, c
         mean_counts[f"relayed_{channel}"] = busiest_counts[f"relayed_{channel}"] = relayed
     load, load_in = loads
     shares = {name: small for name in pricing.HANDLERS}
+    local = target.vertices / N
     mean_times = pricing.node_times(machine, mean_counts, direction, shares, messages, messages,
-                                    target.options.modules)
+                                    target.options.modules, local)
     busy_times = pricing.node_times(machine, busiest_counts, direction, shares, messages_at(load),
-                                    messages_at(load_in), target.options.modules)
+                                    messages_at(load_in), target.options.modules, local)
     packets = float(machine.network.packets(out_pairs * P)) if out_pairs else 0.0
     wire = float(machine.network.wire_bytes(out_pairs * P, packets)) if out_pairs else 0.0
     inject = port_seconds(wire * max(load, load_in), machine.network)
@@ -167,8 +169,7 @@ def price(target: Target, counts_mean: dict, counts_max: dict, direction: str, c
     stages = sum(2 if len(phases(target, pairs)) == 3 else 1 for pairs in channels.values() if pairs > 0)
     latency = (pricing.pipeline_latency_s(machine, stages, target.route_s) if out_pairs
                else machine.section("cpe_cluster").notify_latency_s)
-    gather = pricing.gather_bytes(hub_nodes, N, hubs_per_node)
-    closing = allgather_time(machine.collectives, N, gather)
+    closing, gather = pricing.closing_seconds(machine, N, direction, hub_nodes, hubs_per_node)
     terms = {"compute": compute, "injection": inject, "link": link}
     return busy + latency + closing, dict(
         compute_mean=float(np.max(mean_times.compute)), compute_max=compute, closing=closing,
@@ -222,7 +223,7 @@ class Projector:
         grown = {name: values * (edge_growth if name in EDGE_COUNTS else 1.0)
                  for name, values in work.counts.items() if not name.startswith("relayed_")}
         module_s = pricing.node_times(target.machine, {**grown, "relayed_forward": 0.0, "relayed_backward": 0.0},
-                                      direction, {}, 0.0, 0.0, target.options.modules).compute
+                                      direction, {}, 0.0, 0.0, target.options.modules, self.local_t).compute
         module_s = np.broadcast_to(np.asarray(module_s, dtype=np.float64), (self.V,))
         busiest_node = int(np.argmax(module_s))
         _, busiest_s, _ = spread.mean_and_busiest(module_s)

@@ -156,6 +156,23 @@ class CPEClusterModel:
         return _scalar_or_array(np.maximum.reduce(np.broadcast_arrays(read, self.shuffle_seconds(shuffled_bytes),
                                                                       write, port)))
 
+    def bitmap_passes(self, bitmap_bytes):
+        """Passes a cluster module makes over its input to test every item
+        against a bitmap of ``bitmap_bytes`` (arrays allowed):
+
+            max(1, ceil(bitmap_bytes / ((routers + consumers) x spm)))
+
+        The shuffle routes an item to the CPE that holds its bit (003, 4.3,
+        Fig. 6: producers read, routers check and pass on, consumers take);
+        only routers and consumers are on an item's way, and the flow runs
+        one way, so the bitmap must fit their scratch pads. A larger one is
+        held a slice at a time, and every pass reads the whole input again
+        and tests the items of its slice. Generous: the whole of each
+        scratch pad holds bits, none is left for buffers or code."""
+        holders = (self.layout.routers + self.layout.consumers) * self.spm_bytes
+        bitmap = np.asarray(bitmap_bytes, dtype=np.float64)
+        return _scalar_or_array(np.maximum(1.0, np.ceil(bitmap / holders)))
+
     def consumer_destinations(self, buffers_per_destination: int = 1) -> int:
         """Destinations whose batches the consumers' scratch pads can hold at
         once:
