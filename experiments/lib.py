@@ -21,6 +21,7 @@ import argparse
 import csv
 import os
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,6 +126,55 @@ def compare_claim(claim_id: str, simbfs: float, unit: str = "", label: str | Non
 # What the runs of this process were calibrated on (machine files written by
 # `simbfs calibrate`): every CSV row then says so.
 _calibrated: set[str] = set()
+
+
+# --------------------------------------------------- projection checks
+PROJECTION_BAR = 0.10  # the issues' bar: projected within 10% of executed
+_EXECUTED: dict = {}
+
+
+def projection_case(machine: str, algorithm: str, nodes: int, scale: int, profile_scale: int, roots: int,
+                    count_key: str = "nodes", unit: str = "nodes") -> dict:
+    """One check of a projection against execution: the run executed at
+    (nodes, scale) and projected to it from a profile at ``profile_scale``,
+    compared by Graph500 harmonic-mean TEPS. An executed run is kept for
+    the cases that project it from other profile scales. Prints the case,
+    marking a miss of ``PROJECTION_BAR``."""
+    start = time.perf_counter()
+    key = (machine, algorithm, nodes, scale, roots)
+    if key not in _EXECUTED:
+        _EXECUTED[key] = simulate(machine=machine, algorithm=algorithm, nodes=nodes, scale=scale, roots=roots,
+                                  validate=False)
+    executed = harmonic_mean(_EXECUTED[key], 1e9)
+    projected = harmonic_mean(simulate(machine=machine, algorithm=algorithm, nodes=nodes, scale=scale, roots=roots,
+                                       mode="project", profile_scale=profile_scale), 1e9)
+    error = projected / executed - 1
+    within = abs(error) <= PROJECTION_BAR
+    print(f"{algorithm:32s} {nodes:5d} {unit} scale {scale} from {profile_scale}: executed {executed:8.3f}, "
+          f"projected {projected:8.3f} GTEPS ({error:+.1%}){'' if within else '  MISS'}", flush=True)
+    return {"mode": "executed vs projected", "algorithm": algorithm, count_key: nodes,
+            "scale": scale, "profile_scale": profile_scale, "roots": roots, "executed_gteps": executed,
+            "projected_gteps": projected, "error": error, "within_bar": within,
+            "seconds": time.perf_counter() - start}
+
+
+def plot_projection_check(rows: list[dict], out: Path, title: str, short: tuple, count_key: str, unit: str) -> None:
+    """The errors of projection_case rows as bars, the bar's band dashed;
+    prints the hits."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4))
+    labels = [f"{r['algorithm'].replace(short[0], short[1])}\n{r[count_key]} {unit} "
+              f"s{r['scale']}<-{r['profile_scale']}" for r in rows]
+    ax.bar(range(len(rows)), [100 * r["error"] for r in rows],
+           color=["tab:green" if r["within_bar"] else "tab:red" for r in rows])
+    for bar in (-100 * PROJECTION_BAR, 100 * PROJECTION_BAR):
+        ax.axhline(bar, color="grey", linestyle="--", linewidth=0.8)
+    ax.set_xticks(range(len(rows)), labels, fontsize=6)
+    ax.set_ylabel("projected / executed - 1 (%)")
+    ax.set_title(title)
+    save(fig, rows, out, "projection_check")
+    hits = sum(row["within_bar"] for row in rows)
+    print(f"{hits} of {len(rows)} within {PROJECTION_BAR:.0%}; {out / 'projection_check.csv'}")
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:

@@ -108,3 +108,18 @@ def test_fig12_more_vertices_per_node_give_more_teps_at_the_same_node_count(quic
     for n in nodes:  # 003, Fig. 12: the larger per-node size lies above at every node count
         teps = [by[(label, n)] for label in labels]
         assert all(b > a for a, b in zip(teps, teps[1:])), (n, teps)
+
+
+def test_projection_check_compares_the_projection_with_an_executed_run_and_marks_the_misses(quick_experiment):
+    """experiments/sunway_taihulight/projection_check.py --quick: every case
+    is the same (nodes, scale) executed and projected; a case is within the
+    issue's bar when the projection is within 10% of the executed harmonic
+    mean, and the script writes every case, the misses too."""
+    tmp_path, rows = _quick(quick_experiment, "projection_check")
+    assert [(r["algorithm"], r["nodes"], r["scale"], r["profile_scale"]) for r in rows] == [
+        ("lin1d", 64, 14, 13), ("lin1d", 64, 14, 12)]
+    for row in rows:
+        assert row["projected_gteps"] / row["executed_gteps"] - 1 == pytest.approx(row["error"])
+        assert row["within_bar"] == (abs(row["error"]) <= 0.10)
+    assert rows[0]["executed_gteps"] == rows[1]["executed_gteps"]  # one executed run, two profiles
+    assert (tmp_path / "projection_check.csv").exists()

@@ -66,8 +66,9 @@ def test_checks_of_simbfs_itself_run_only_when_asked():
     everything = {p.name for p in reproduce.scripts("bluegene_q", include_validation=True)}
     assert everything - figures == {"projection_check.py", "sensitivity.py"}
     assert "fig10.py" in figures
-    assert {p.name for p in reproduce.scripts("tsubame2", True)} - {p.name for p in reproduce.scripts("tsubame2")} \
-        == {"projection_check.py"}
+    for machine in ("tsubame2", "sunway_taihulight"):
+        assert {p.name for p in reproduce.scripts(machine, True)} - {p.name for p in reproduce.scripts(machine)} \
+            == {"projection_check.py"}
 
 
 def test_the_closing_summary_counts_every_claim_once():
