@@ -125,8 +125,10 @@ def test_a_cluster_module_is_priced_by_the_reaction_rule_by_hand():
 def test_a_bitmap_larger_than_the_routers_and_consumers_scratch_pads_costs_a_read_per_slice():
     """The shuffle takes an item to the CPE holding its bit, and only the 16
     routers and 16 consumers are on its way (Fig. 6): 32 x 64 KiB =
-    2,097,152 B hold bits. A Forward Handler testing 1e8 hub entries of 8 B
-    against the bitmap of 5e7 local vertices (6.25e6 B, 3 slices) reads
+    2,097,152 B hold bits. A Backward Handler testing 1e8 hub entries of 8 B
+    (a bottom-up level's unvisited hubs' entries, is each u in the
+    frontier?) against the bitmap of 5e7 local vertices (6.25e6 B, 3
+    slices) reads
     them 3 times: 2.4e9 B at 28.9 GB/s = 83.0 ms, above the shuffle's
     8e8 B at 10 GB/s = 80 ms; with 1e6 local vertices (one slice) the
     shuffle bounds it. At the paper's 26.2M vertices per node a bitmap
@@ -141,11 +143,34 @@ def test_a_bitmap_larger_than_the_routers_and_consumers_scratch_pads_costs_a_rea
                                    "relayed_forward", "relayed_backward")}
     counts = dict(zero, hub_entries=1e8)
     for local, expected in ((5e7, 3 * 8e8 / 28.9e9), (1e6, 8e8 / 10e9)):
-        demand = pricing.demands(machine, counts, "top-down", local)["forward_handler"]
+        demand = pricing.demands(machine, counts, "bottom-up", local)["backward_handler"]
         assert float(pricing.cluster_seconds(machine, demand)) == pytest.approx(expected, rel=1e-12)
         # the MPE tests each item at a memory latency, slices or not
         assert float(pricing.mpe_seconds(machine, demand)) == pytest.approx(
             8e8 / 9.4e9 + 1e8 * 69e-9 + 1e8 * 20 / 1.45e9)
+
+
+def test_the_forward_handler_is_a_dispose_module_priced_by_hand():
+    """003, Fig. 1: the Forward Handler is a dispose module; 4.3: a dispose
+    module splits its input over the CPEs (no shuffle); 2.1: it "checks the
+    frontier, and updates the result in main memory". 1e6 pairs arrive and
+    2e5 vertices are claimed: the 64 CPEs stream 8e6 B at 28.9 GB/s
+    (0.277 ms) and make 1.2e6 random 8 B accesses at the 8 B point of the
+    DMA curve, 1.95 GB/s (4.92 ms). A top-down level's kept hub entries are
+    tested the same way; a bottom-up level's go to the Backward Handler."""
+    machine = load_machine("sunway_taihulight")
+    zero = {name: 0.0 for name in ("frontier_read", "vertices_read", "entries_read", "hub_bits", "hub_entries",
+                                   "pairs_generated", "backward_in", "answers", "forward_in", "claims",
+                                   "relayed_forward", "relayed_backward")}
+    demand = pricing.demands(machine, dict(zero, forward_in=1e6, claims=2e5), "bottom-up", 1e6)["forward_handler"]
+    assert demand.shuffled_bytes == 0
+    expected = 8e6 / 28.9e9 + 1.2e6 * 8 / 1.95e9
+    assert float(pricing.cluster_seconds(machine, demand)) == pytest.approx(expected, rel=1e-12)
+    top_down = pricing.demands(machine, dict(zero, hub_entries=1e6, claims=2e5), "top-down", 1e6)
+    assert float(pricing.cluster_seconds(machine, top_down["forward_handler"])) == pytest.approx(expected, rel=1e-12)
+    assert top_down["backward_handler"].items == 0
+    bottom_up = pricing.demands(machine, dict(zero, hub_entries=1e6), "bottom-up", 1e6)
+    assert bottom_up["forward_handler"].items == 0 and bottom_up["backward_handler"].items == 1e6
 
 
 def test_modules_share_four_clusters_one_each_at_most():

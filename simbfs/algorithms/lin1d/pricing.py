@@ -1,14 +1,17 @@
 """What Lin et al.'s modules cost on an SW26010 node, as pure functions of
 a node's counts (work.py's counters; scalars or per-node arrays).
 
-A module on a CPE cluster is a reaction module (003, 4.3, Fig. 6):
-producers read its input by DMA, the register-bus shuffle carries what it
-produces (and routes the tests of bitmaps that live spread over the
-cluster's 64 scratch pads), consumers write batches by DMA. It takes
+A reaction module on a CPE cluster (every module but the Forward Handler,
+003, Fig. 1; 4.3, Fig. 6): producers read its input by DMA, the
+register-bus shuffle carries what it produces (and routes the tests of a
+bitmap spread over the routers' and consumers' scratch pads, a slice per
+pass when it does not fit), consumers write batches by DMA. It takes
 ``CPEClusterModel.reaction_seconds``; random main-memory accesses (a parent
 written, a bit of the gathered hub bitmap, which is too large for the
 scratch pads) are DMAs of ``lin1d.random_access`` bytes at that chunk's
-bandwidth. On an MPE the same module streams its bytes at the MPE's
+bandwidth. The Forward Handler is a dispose module: its CPEs split the
+input, stream it and test and update main memory with random accesses, no
+shuffle (4.3, 2.1). On an MPE the same module streams its bytes at the MPE's
 bandwidth, waits one memory latency for every random test (its 256 KB L2
 cannot hold bitmaps of megabytes) and spends ``lin1d.mpe_item_cycles`` per
 pair.
@@ -53,6 +56,7 @@ class ModuleDemand:
     items: object  # pairs or entries the module handles
     tests: object = 0.0  # tests of local bitmaps (in the scratch pads on a cluster; a memory latency each on an MPE)
     bitmap_bytes: object = 0.0  # the local bitmap the tests read (a cluster holds it a slice per pass)
+    dispose: bool = False  # a dispose module: its input split over the CPEs, no shuffle (003, 2.1, 4.3)
 
 
 def demands(machine: Machine, counts: dict, direction: str, local_vertices=0.0) -> dict:
@@ -81,20 +85,29 @@ def demands(machine: Machine, counts: dict, direction: str, local_vertices=0.0) 
         forward = none
         backward = ModuleDemand(read, batch, generated, generated, c["hub_bits"], c["entries_read"],
                                 c["vertices_read"])
+    # The hub entries a node keeps are tested where Algorithm 2 tests the
+    # same thing: in a top-down level, a frontier hub's entry (h, v) asks
+    # whether v has a parent, as the Forward Handler does for a pair that
+    # arrives; in a bottom-up level, an unvisited hub's entry (h, u) asks
+    # whether u is in the frontier, as the Backward Handler does.
+    forward_hub = c["hub_entries"] if direction == "top-down" else 0.0
+    backward_hub = c["hub_entries"] if direction != "top-down" else 0.0
+    backward_items = c["backward_in"] + backward_hub
+    forward_items = c["forward_in"] + forward_hub
     return {
         "forward_generator": forward,
         "backward_generator": backward,
-        # a Backward Handler tests u in the frontier bitmap spread over the
-        # scratch pads: the shuffle routes every pair to the CPE holding u
-        "backward_handler": ModuleDemand(c["backward_in"] * P, batch, c["backward_in"] * P, c["answers"] * P,
-                                         0.0, c["backward_in"], c["backward_in"], bitmap),
-        # a Forward Handler tests v likewise, reads the hub entries it keeps
-        # (each then routed as a pair to the CPE holding the bit), and writes
-        # the parent of each vertex it claims
-        "forward_handler": ModuleDemand(c["forward_in"] * P + c["hub_entries"] * E, batch,
-                                        (c["forward_in"] + c["hub_entries"]) * P, 0.0, c["claims"],
-                                        c["forward_in"] + c["hub_entries"], c["forward_in"] + c["hub_entries"],
-                                        bitmap),
+        # a Backward Handler, a reaction module, tests u in the frontier
+        # bitmap spread over the scratch pads: the shuffle routes every pair
+        # to the CPE holding u
+        "backward_handler": ModuleDemand(c["backward_in"] * P + backward_hub * E, batch, backward_items * P,
+                                         c["answers"] * P, 0.0, backward_items, backward_items, bitmap),
+        # a Forward Handler is a dispose module (003, Fig. 1): its CPEs split
+        # the input, and each "checks the frontier, and updates the result
+        # in main memory" (2.1): a random access per item it tests, another
+        # per parent it writes
+        "forward_handler": ModuleDemand(c["forward_in"] * P + forward_hub * E, batch, 0.0, 0.0, c["claims"],
+                                        forward_items, forward_items, bitmap, dispose=True),
         "forward_relay": ModuleDemand(c["relayed_forward"] * P, batch, c["relayed_forward"] * P,
                                       c["relayed_forward"] * P, 0.0, c["relayed_forward"]),
         "backward_relay": ModuleDemand(c["relayed_backward"] * P, batch, c["relayed_backward"] * P,
@@ -107,12 +120,17 @@ def cluster_seconds(machine: Machine, demand: ModuleDemand):
     that tests a bitmap larger than the scratch pads on an item's way reads
     its input once per slice (``CPEClusterModel.bitmap_passes``)."""
     cpe, lin = machine.section("cpe_cluster"), machine.section("lin1d")
+    random_access = lin.random_access_bytes / cpe.dma_bandwidth(lin.random_access_bytes)
+    if demand.dispose:
+        # every CPE streams its share of the input and makes its own random
+        # accesses; the memory port serves both
+        streamed = cpe.dma_seconds(demand.read_bytes, np.maximum(np.asarray(demand.read_chunk), 1.0))
+        return streamed + (np.asarray(demand.tests) + np.asarray(demand.random_accesses)) * random_access
     passes = np.where(np.asarray(demand.tests) > 0, cpe.bitmap_passes(demand.bitmap_bytes), 1.0)
     read = np.broadcast_arrays(np.asarray(demand.read_bytes) * passes, demand.read_chunk, demand.shuffled_bytes,
                                demand.written_bytes, demand.random_accesses)
     reaction = cpe.reaction_seconds(read[0], np.maximum(read[1], 1.0), read[2], read[3])
-    random = read[4] * lin.random_access_bytes / cpe.dma_bandwidth(lin.random_access_bytes)
-    return reaction + random
+    return reaction + read[4] * random_access
 
 
 def mpe_seconds(machine: Machine, demand: ModuleDemand):
@@ -197,7 +215,7 @@ def _scaled(demand: ModuleDemand, share) -> ModuleDemand:
     return ModuleDemand(np.asarray(demand.read_bytes) * share, demand.read_chunk,
                         np.asarray(demand.shuffled_bytes) * share, np.asarray(demand.written_bytes) * share,
                         np.asarray(demand.random_accesses) * share, np.asarray(demand.items) * share,
-                        np.asarray(demand.tests) * share, demand.bitmap_bytes)
+                        np.asarray(demand.tests) * share, demand.bitmap_bytes, demand.dispose)
 
 
 def messages(pairs: np.ndarray, machine: Machine) -> np.ndarray:
