@@ -894,3 +894,29 @@ def test_a_claim_timing_without_finite_sweep_times_is_refused():
             self.sweep_time = np.array([1.0, np.inf])
     with pytest.raises(ValueError, match="finite"):
         level(Endless())
+
+
+def test_the_claim_timing_is_brought_to_agree_with_the_level_it_prices():
+    """cp1d.self_consistent_claim_timing on a closed-form level: assuming
+    sweeps of T gives sweeps of c^2 / T (longer assumed sweeps make claims
+    visible earlier, fewer probes, a faster level), so the consistent sweep
+    is c. From the first pass's 1,259 ms with c = 530 ms, taking what each
+    pass gives swings 1,259 -> 223 -> 1,259 for ever; the midpoints reach
+    530 within the 3% tolerance in 5 passes (1,259, 741, 560, 531 ms
+    assumed...), and the result returned is the last pass's."""
+    from simbfs.algorithms.cp1d.work import ClaimTiming, self_consistent_claim_timing
+
+    c = 0.530
+    assumed = []
+
+    def evaluate(timing):
+        assumed.append(float(timing.sweep_s))
+        gives = c * c / float(timing.sweep_s)
+        return gives, ClaimTiming(gives, 1.0, 1.0, 10.0)
+
+    result = self_consistent_claim_timing(evaluate, ClaimTiming(1.259, 1.0, 1.0, 10.0))
+    assert assumed[0] == 1.259 and len(assumed) <= 5
+    assert abs(assumed[-1] - c) <= 0.03 * c
+    assert abs(result - assumed[-1]) <= 0.03 * result  # the last pass gave what it assumed
+    # one pass only (the model before 2026-11-27) would have priced the level at 223 ms
+    assert abs(c * c / 1.259 - 0.223) < 0.001

@@ -421,17 +421,27 @@ class LevelPricer:
     def project_level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray, direction: str,
                       seed: bool, edge_growth: float) -> tuple[LevelWork, LevelRecord]:
         """One level of the search at the target: the level functions on the
-        virtual layout, priced (a bottom-up level twice: its claim timing
-        needs the rates of a first pass with no remote claim visible)."""
+        virtual layout, priced (a bottom-up level more than once: its claim
+        timing needs the rates of a first pass with no remote claim visible,
+        and then the sweep time it itself gives,
+        cp1d.self_consistent_claim_timing)."""
         layout, options = self.layout, self.target.options
         if direction == TOP_DOWN:
             work = cp1d.top_down(layout, frontier, visited, options)
             priced = self.price(work, seed, edge_growth, len(frontier))
         else:
             bottom_up = cp1d.bottom_up(layout, frontier, visited, options)  # evaluated per claim timing
-            first = self.price(bottom_up(NeverVisible(layout.N)), seed, edge_growth, len(frontier))
-            work = bottom_up(self.claim_delay(first))
-            priced = self.price(work, seed, edge_growth, len(frontier))
+            def timing_of(priced: PricedLevel) -> cp1d.ClaimTiming:
+                return cp1d.ClaimTiming(priced.typical_busy_s, priced.probe_rate, priced.answer_rate,
+                                        priced.per_packet)
+
+            def evaluate(timing: cp1d.ClaimTiming):
+                work = bottom_up(self.claim_delay(timing))
+                priced = self.price(work, seed, edge_growth, len(frontier))
+                return (work, priced), timing_of(priced)
+
+            first = timing_of(self.price(bottom_up(NeverVisible(layout.N)), seed, edge_growth, len(frontier)))
+            work, priced = cp1d.self_consistent_claim_timing(evaluate, first)
         time_s = priced.busy_s + self.closing_s
         return work, self._record(
             root, level, work, frontier, seed, edge_growth,
@@ -510,13 +520,14 @@ class LevelPricer:
         return (messages.packets / kappa * layer.overhead_s(relative_out, relative_in)
                 / self.target.threads * self.target.machine.node.clock_hz)
 
-    def claim_delay(self, first: PricedLevel) -> _TargetClaimDelay:
+    def claim_delay(self, timing: cp1d.ClaimTiming) -> _TargetClaimDelay:
         """The executed ClaimDelay's terms at the target's mean rates; as
         executed, each node's own sweep is a typical one's."""
         target = self.target
         trip = cp1d.packet_trip_s(self.mean_hops, target.machine.network, DirectPackets(target.machine.messaging))
-        return _TargetClaimDelay(self.V, first.typical_busy_s, trip, cp1d.fill_wait_s(first.per_packet, first.probe_rate),
-                                 cp1d.fill_wait_s(first.per_packet, first.answer_rate))
+        return _TargetClaimDelay(self.V, float(timing.sweep_s), trip,
+                                 cp1d.fill_wait_s(timing.per_packet, timing.probe_rate),
+                                 cp1d.fill_wait_s(timing.per_packet, timing.answer_rate))
 
 
 # ------------------------------------------------------------------ root

@@ -280,16 +280,23 @@ class _Run(Cp1dRun):
         if self.direction == TOP_DOWN:
             work = cp1d.top_down(self.layout, self.frontier, self.visited, opts)
             return work, self._price(work)
-        # Bottom-up: first pass with no remote claim visible, second with
-        # the first pass's sweep times and stream rates.
+        # Bottom-up: a first pass with no remote claim visible, then the
+        # claim timing that agrees with the level's own sweep times and
+        # stream rates (cp1d.self_consistent_claim_timing).
         level = cp1d.bottom_up(self.layout, self.frontier, self.visited, opts)
-        work = level(NeverVisible(self.N))
-        priced = self._price(work, per_stream=True)
-        busy, traffic = priced[0], priced[4]
-        probe_rate, answer_rate = self._rates(traffic, busy)
-        delay = ClaimDelay(self.sim, busy, probe_rate, answer_rate, per_packet=self._per_packet(traffic))
-        work = level(delay)
-        return work, self._price(work)
+
+        def timing_of(priced) -> cp1d.ClaimTiming:
+            busy, traffic = priced[0], priced[4]
+            return cp1d.ClaimTiming(busy, *self._rates(traffic, busy), self._per_packet(traffic))
+
+        def evaluate(timing: cp1d.ClaimTiming):
+            work = level(ClaimDelay(self.sim, timing.sweep_s, timing.probe_rate, timing.answer_rate,
+                                    per_packet=timing.per_packet))
+            priced = self._price(work, per_stream=True)
+            return (work, priced), timing_of(priced)
+
+        first = timing_of(self._price(level(NeverVisible(self.N)), per_stream=True))
+        return cp1d.self_consistent_claim_timing(evaluate, first)
 
     def _rates(self, traffic: Traffic, busy: np.ndarray):
         """Edges per second on every (sender, receiver) pair, per channel
