@@ -920,3 +920,45 @@ def test_the_claim_timing_is_brought_to_agree_with_the_level_it_prices():
     assert abs(result - assumed[-1]) <= 0.03 * result  # the last pass gave what it assumed
     # one pass only (the model before 2026-11-27) would have priced the level at 223 ms
     assert abs(c * c / 1.259 - 0.223) < 0.001
+
+
+@pytest.mark.parametrize("scale", [14, 16])
+def test_the_header_traffic_closed_form_matches_the_layouts_lines(scale):
+    """000, II-D: each source vertex's header is followed by its neighbours,
+    one record per (vertex, thread block); a sweep reading headers only
+    pulls every 128 B line that holds a header. Counted on the records of
+    a Kronecker graph (16 nodes, 64 blocks by neighbour id, each block
+    starting on a line), against kronecker_theory.header_line_bytes: within
+    8% (26.4 against 28.0 B at scale 14, 28.0 against 29.0 at 16; the
+    closed form's Poisson records are a little longer than the simple
+    graph's)."""
+    from simbfs.bfs.partition import block_owner
+    from simbfs.graph.kronecker_theory import header_line_bytes
+
+    g = generate_graph(GraphSpec("kronecker", scale, seed=1))
+    n, T, N = g.num_vertices, 64, 16
+    src = np.repeat(np.arange(n), np.diff(g.indptr))
+    block = (g.indices.astype(np.int64) * T) // n
+    records, entries = np.unique((block_owner(src, n, N) * T + block) * n + src, return_counts=True)
+    group = records // n
+    sizes = 8 + 8 * entries
+    starts = np.r_[0, np.flatnonzero(np.diff(group)) + 1]
+    before = np.cumsum(sizes) - sizes
+    line = (before - np.repeat(before[starts], np.diff(np.r_[starts, len(sizes)]))) // 128
+    new_line = np.r_[True, (line[1:] != line[:-1]) | (group[1:] != group[:-1])]
+    counted = 128 * new_line.sum() / len(records)
+    assert counted == pytest.approx(header_line_bytes(scale, T, 128, 8, 8), rel=0.08)
+    assert 8 < counted < 128  # more than the header, less than a line each
+
+
+def test_a_header_sweep_streams_the_lines_its_headers_pull_or_the_bytes_it_reads():
+    """pricing.streamed_bytes: 1e6 headers read at 30 B of lines each and
+    2e6 entries of 8 B: max(1e6 x 8 + 2e6 x 8, 1e6 x 30) = 30 MB; with 5e6
+    entries read the reads dominate: 48 MB; with no header traffic given,
+    the headers' own 8 B."""
+    from simbfs.algorithms.cp1d.pricing import streamed_bytes
+
+    machine = load_machine("bluegene_q")
+    assert streamed_bytes(machine, {"vertex_header": 1e6, "edge_entry": 2e6}, 30.0) == pytest.approx(30e6)
+    assert streamed_bytes(machine, {"vertex_header": 1e6, "edge_entry": 5e6}, 30.0) == pytest.approx(48e6)
+    assert streamed_bytes(machine, {"vertex_header": 1e6, "edge_entry": 2e6}) == pytest.approx(24e6)

@@ -113,6 +113,39 @@ def mean_thread_blocks(scale: int, threads: int, edgefactor: int = 16) -> float:
     return thread_blocks_per_vertex(scale, threads, edgefactor) / nonisolated_share(scale, edgefactor)
 
 
+def record_line_bytes(shares, block_means, line_bytes: float, header_bytes: float, entry_bytes: float) -> float:
+    """Mean bytes a sweep that reads headers but not the entries after them
+    pulls from memory per header, when each (vertex, thread block) record
+    is a header followed by the vertex's entries in that block, stored one
+    after another. A header begins a new cache line unless the record
+    before it ended in the line it starts in, which a record of r bytes
+    does with probability 1 - r / line: so a header costs min(line, r) of
+    the record before it, on average E[min(line, header + entry x X)] over
+    the records. A vertex class of share ``shares[j]`` has X ~
+    Poisson(``block_means[j]``) entries in each block, and a record only
+    where X >= 1."""
+    shares = np.asarray(shares, dtype=np.float64)
+    means = np.asarray(block_means, dtype=np.float64)
+    whole = max(1, math.ceil((line_bytes - header_bytes) / entry_bytes))  # entries from which a record fills a line
+    x = np.arange(1, whole, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        log_means = np.log(means)[:, None]
+    pmf = np.exp(x * log_means - means[:, None] - np.array([math.lgamma(v + 1) for v in x]))
+    below = 1.0 - np.exp(-means) - pmf.sum(axis=1)  # P(X >= whole)
+    cost = pmf @ (header_bytes + entry_bytes * x) + line_bytes * np.maximum(below, 0.0)
+    records = -np.expm1(-means)
+    return math.fsum(shares * cost) / math.fsum(shares * records)
+
+
+def header_line_bytes(scale: int, threads: int, line_bytes: float, header_bytes: float, entry_bytes: float,
+                      edgefactor: int = 16) -> float:
+    """record_line_bytes of cp1d's layout of a Kronecker graph: a class-j
+    vertex's Lambda_j tuples spread over the ``threads`` blocks by neighbour
+    id."""
+    return record_line_bytes(_class_shares(scale), _touching_tuples(scale, edgefactor) / threads, line_bytes,
+                             header_bytes, entry_bytes)
+
+
 def degree_moments(scale: int, edgefactor: int = 16) -> DegreeMoments:
     degrees = expected_simple_degrees(scale, edgefactor)
     share = _class_shares(scale)  # vertices with j ones / n

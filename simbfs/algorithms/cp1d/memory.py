@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...graph.kronecker_theory import degree_moments, thread_blocks_per_vertex
+from ...graph.kronecker_theory import degree_moments, header_line_bytes, record_line_bytes, thread_blocks_per_vertex
 
 MEMORY_UNCERTAINTY = 0.05
 BITMAPS = 3  # In, Out and Vis: one bit per local vertex each
@@ -100,6 +100,23 @@ def header_count(num_vertices: int, num_directed_edges: float, threads: int, gra
         return num_vertices * threads * -math.expm1(-mean / threads)
     scale, edgefactor = kronecker
     return num_vertices * thread_blocks_per_vertex(scale, threads, edgefactor)
+
+
+def header_traffic(machine, num_vertices: int, num_directed_edges: float, threads: int,
+                   graph_kind: str = "kronecker") -> float:
+    """Bytes a header read pulls from main memory when the sweep does not go
+    on to the entries after it (kronecker_theory.record_line_bytes): the
+    layout stores each source's header before its neighbours (000, II-D:
+    "each source vertex is stored once, and is followed by its
+    neighbors"), so headers share lines with entries. A uniform graph's
+    records: Poisson entries around the mean degree over the blocks."""
+    cp, line = machine.section("cp1d"), machine.node.memory_hierarchy.cache_line_bytes
+    kronecker = _kronecker(num_vertices, num_directed_edges, graph_kind)
+    if kronecker is None:
+        mean = num_directed_edges / max(num_vertices, 1)
+        return record_line_bytes([1.0], [mean / threads], line, cp.vertex_header_bytes, cp.adjacency_entry_bytes)
+    scale, edgefactor = kronecker
+    return header_line_bytes(scale, threads, line, cp.vertex_header_bytes, cp.adjacency_entry_bytes, edgefactor)
 
 
 def node_memory(machine, num_vertices: int, num_directed_edges: float, nodes: int, messaging: str,

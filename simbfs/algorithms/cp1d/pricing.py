@@ -66,6 +66,9 @@ class Residents:
     bitmaps: float
     parents: float
     buffers: float
+    # bytes a header read pulls from memory when the entries after it are
+    # not read (memory.header_traffic); None: the header's own bytes
+    header_traffic: float | None = None
 
     def as_dict(self) -> dict:
         return {"bitmaps": self.bitmaps, "parents": self.parents, "buffers": self.buffers}
@@ -80,12 +83,14 @@ def open_packet_bytes(machine: Machine, destinations: float, threads: int, chann
 
 
 def cp1d_residents(machine: Machine, local_vertices: float, heavy_count: int, nodes: int,
-                   threads: int) -> Residents:
+                   threads: int, header_traffic: float | None = None) -> Residents:
     """A 1D node's structures: its bitmaps (and the replicated heavy ones),
-    its parents and its open packets to every other node."""
+    its parents and its open packets to every other node; and what its
+    header reads pull from memory."""
     return Residents(bitmaps=BITMAPS * (local_vertices + heavy_count) / 8,
                      parents=PARENT_BYTES * local_vertices,
-                     buffers=open_packet_bytes(machine, nodes - 1, threads) if nodes > 1 else 0.0)
+                     buffers=open_packet_bytes(machine, nodes - 1, threads) if nodes > 1 else 0.0,
+                     header_traffic=header_traffic)
 
 
 def accesses(counts: dict) -> dict:
@@ -97,15 +102,22 @@ def accesses(counts: dict) -> dict:
     return totals
 
 
-def streamed_bytes(machine: Machine, counts: dict):
+def streamed_bytes(machine: Machine, counts: dict, header_traffic: float | None = None):
+    """Bytes the operations ``counts`` stream from memory: their own (each
+    header and entry read), or, where headers are read without the entries
+    after them, the lines those headers pull in (``header_traffic`` per
+    header), whichever is more."""
     cp = machine.section("cp1d")
-    return sum(counts[name] * getattr(cp, key) for name, key in STREAMED.items() if name in counts)
+    own = sum(counts[name] * getattr(cp, key) for name, key in STREAMED.items() if name in counts)
+    if header_traffic is None or "vertex_header" not in counts:
+        return own
+    return np.maximum(own, counts["vertex_header"] * header_traffic)
 
 
 def hit_rates(machine: Machine, residents: Residents, counts: dict) -> dict:
     """Each structure's L2 hit rate under the operation mix ``counts``."""
     return machine.node.memory_hierarchy.shared_hit_rates(residents.as_dict(), accesses(counts),
-                                                          streamed_bytes(machine, counts))
+                                                          streamed_bytes(machine, counts, residents.header_traffic))
 
 
 def core_sharing(machine: Machine, threads: int) -> int:
@@ -142,4 +154,5 @@ def memory_seconds(machine: Machine, residents: Residents, counts: dict):
     hits = hit_rates(machine, residents, counts)
     touched = accesses(counts)
     lines = sum(touched[s] * (1.0 - hits[s]) for s in touched)
-    return (streamed_bytes(machine, counts) + lines * memory.cache_line_bytes) / machine.node.memory_bandwidth_Bps
+    return ((streamed_bytes(machine, counts, residents.header_traffic) + lines * memory.cache_line_bytes)
+            / machine.node.memory_bandwidth_Bps)

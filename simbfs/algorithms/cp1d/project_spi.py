@@ -72,6 +72,7 @@ import numpy as np
 
 from . import work as cp1d
 from .work import CP1DOptions, Layout, LevelWork
+from .memory import header_traffic
 from .pricing import cp1d_residents, memory_seconds, op_cycles
 from .spi import NeverVisible, bottleneck, calc_direction, offers_pair_tables
 from ...bfs.direction import BOTTOM_UP, TOP_DOWN
@@ -296,7 +297,10 @@ class LevelPricer:
         self.local_t = target.vertices / target.nodes  # vertices per target node
         # the target node's randomly accessed structures (pricing.py)
         self.residents = cp1d_residents(target.machine, math.ceil(self.local_t), target.heavy, target.nodes,
-                                        target.threads)
+                                        target.threads,
+                                        header_traffic(target.machine, target.vertices,
+                                                       float(target.vertices) * 2 * growth.edgefactor,
+                                                       target.threads, layout.graph.spec.kind))
         self.growth = growth
         # Items are reached vertices: fewer at the target (growth.vertices),
         # each with more edges (growth.reached_mean). Their standard

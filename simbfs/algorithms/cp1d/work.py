@@ -75,6 +75,7 @@ from ...errors import UserError
 from ...graph import Graph
 from ...machine.model import Machine
 from .machine_section import CP1DModel
+from .memory import header_traffic
 from .pricing import Residents, cp1d_residents, op_cycles
 from .pricing import memory_seconds as pricing_memory_seconds
 
@@ -762,8 +763,15 @@ def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, c
 
 
 def layout_residents(machine: Machine, layout: Layout) -> Residents:
-    """The largest node's randomly accessed structures."""
-    return cp1d_residents(machine, float(layout.local_vertices.max()), layout.heavy_count, layout.N, layout.T)
+    """The largest node's randomly accessed structures, and what a header
+    read pulls from memory in this layout (memory.header_traffic)."""
+    graph, spec = layout.graph, layout.graph.spec
+    # a Kronecker graph's closed form takes its generated tuples; any other
+    # graph its stored entries
+    edges = (2.0 * spec.edgefactor * graph.num_vertices if spec.kind == "kronecker"
+             else float(len(graph.indices)))
+    return cp1d_residents(machine, float(layout.local_vertices.max()), layout.heavy_count, layout.N, layout.T,
+                          header_traffic(machine, graph.num_vertices, edges, layout.T, spec.kind))
 
 
 def node_counts(ops: dict) -> dict:
