@@ -244,3 +244,31 @@ def test_plan_rounds_equal_their_edge_by_edge_definition(graph, spes):
         assert new.tolist() == claimed and examined == edges
         assert {int(w): int(parent[w]) for w in np.flatnonzero(parent >= 0)} == parents
         assert set(np.flatnonzero(got_visited).tolist()) == seen
+
+
+def test_a_layout_is_never_handed_to_another_graph():
+    """algorithms.base.LayoutCache compares the graph object itself: a cache
+    keyed by id(graph) gave a freed graph's layout to a new graph of
+    another size that Python put at the same address (a Cell run then
+    indexed its SPE queues past the end). Here: built once per graph and
+    settings, rebuilt for another graph object or other settings, and a
+    small graph's layout not handed to a bigger one."""
+    from simbfs.algorithms.base import LayoutCache
+
+    class Fake:
+        pass
+
+    cache = LayoutCache()
+    first, second = Fake(), Fake()
+    built = []
+    assert cache.get(first, 8, lambda: built.append("first") or "first") == "first"
+    assert cache.get(first, 8, lambda: built.append("again") or "again") == "first"  # built once
+    assert cache.get(second, 8, lambda: built.append("second") or "second") == "second"
+    assert cache.get(second, 4, lambda: built.append("four") or "four") == "four"  # other settings
+    assert built == ["first", "second", "four"]
+    # the real case: a graph dropped and a new one of another size
+    layouts = get_algorithm("cell-overlap")
+    small = generate_graph(GraphSpec("uniform", 10, arity=4, seed=1, directed=True))
+    big = generate_graph(GraphSpec("uniform", 12, arity=4, seed=1, directed=True))
+    assert layouts.layout(small, CELL, 8).block == -(-small.num_vertices // 8)
+    assert layouts.layout(big, CELL, 8).block == -(-big.num_vertices // 8)

@@ -73,6 +73,28 @@ class Projection:
     shared_hosts: bool = False
 
 
+class LayoutCache:
+    """The layout of the last graph (and settings) an algorithm was asked
+    for, built once and handed out again for the same graph object.
+
+    It holds the graph itself and compares it by identity: a cache keyed by
+    ``id(graph)`` hands a freed graph's layout to a new graph that Python
+    gives the same id, which broke a Cell run in a test (a layout for
+    another vertex count, 2026-11-27)."""
+
+    def __init__(self):
+        self._graph = None
+        self._key = None
+        self._layout = None
+
+    def get(self, graph, key, build):
+        """The layout of ``graph`` under the settings ``key``, from
+        ``build()`` the first time."""
+        if self._graph is not graph or self._key != key:
+            self._graph, self._key, self._layout = graph, key, build()
+        return self._layout
+
+
 class Algorithm:
     """Base class; the module docstring states the whole contract."""
 

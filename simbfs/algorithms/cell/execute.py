@@ -72,7 +72,7 @@ import simpy
 from ...engine import NULL_RECORDER, Simulation
 from ...errors import UserError
 from ...graph import Graph
-from ..base import Algorithm
+from ..base import Algorithm, LayoutCache
 from ...records import LevelRecord, RootRun
 from ...units import format_quantity
 
@@ -260,7 +260,7 @@ class CellSPE(Algorithm):
     def __init__(self, name: str, overlapped: bool):
         self.name = name
         self.overlapped = overlapped
-        self._layouts: dict = {}
+        self._layouts = LayoutCache()
 
     @property
     def summary(self) -> str:
@@ -278,11 +278,8 @@ class CellSPE(Algorithm):
         check_local_store(machine, num_vertices, nodes)
 
     def layout(self, graph: Graph, machine, N: int) -> Layout:
-        key = (id(graph), N, machine.section("spe"))
-        if key not in self._layouts:
-            self._layouts.clear()
-            self._layouts[key] = build_layout(graph, N, machine.section("spe"))
-        return self._layouts[key]
+        spe = machine.section("spe")
+        return self._layouts.get(graph, (N, spe), lambda: build_layout(graph, N, spe))
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         check_local_store(sim.machine, graph.num_vertices, sim.nodes)

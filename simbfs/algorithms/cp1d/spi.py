@@ -42,7 +42,7 @@ from ...engine import NULL_RECORDER, Simulation
 from ...engine.messaging import DirectPackets
 from ...errors import UserError
 from ...graph import Graph
-from ..base import Algorithm
+from ..base import Algorithm, LayoutCache
 from ..search import RootSearch
 from ...records import LevelRecord, RootRun
 from . import work as cp1d
@@ -150,7 +150,7 @@ class CP1DSPI(Algorithm):
     def __init__(self, name: str, options: CP1DOptions = CP1DOptions()):
         self.name = name
         self.options = options
-        self._layouts: dict = {}
+        self._layouts = LayoutCache()
 
     @property
     def summary(self) -> str:
@@ -184,11 +184,8 @@ class CP1DSPI(Algorithm):
         cp = cp1d.require_cp1d(sim.machine)
         threads = self.options.threads or cp.threads
         heavy = cp.heavy_vertices if self.options.load_balancing else 0
-        key = (id(graph), sim.nodes, threads, heavy, cp.index_stride)
-        if key not in self._layouts:
-            self._layouts.clear()  # one graph at a time
-            self._layouts[key] = Layout(graph, sim.nodes, threads, heavy, cp.index_stride)
-        return self._layouts[key]
+        key = (sim.nodes, threads, heavy, cp.index_stride)
+        return self._layouts.get(graph, key, lambda: Layout(graph, *key))
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         return _Run(self, sim, graph, root, recorder).execute()

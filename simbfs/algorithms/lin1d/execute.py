@@ -36,7 +36,7 @@ from ...engine import NULL_RECORDER, Simulation
 from ...errors import UserError
 from ...graph import Graph
 from ...records import LevelRecord, RootRun
-from ..base import Algorithm
+from ..base import Algorithm, LayoutCache
 from ..search import RootSearch
 from . import pricing
 from . import work as lin
@@ -59,7 +59,7 @@ class Lin1D(Algorithm):
     def __init__(self, name: str, options: Lin1DOptions = Lin1DOptions()):
         self.name = name
         self.options = options
-        self._layouts: dict = {}
+        self._layouts = LayoutCache()
 
     @property
     def summary(self) -> str:
@@ -109,12 +109,8 @@ class Lin1D(Algorithm):
 
     def layout(self, graph: Graph, sim: Simulation) -> Layout:
         section = sim.machine.section("lin1d")
-        key = (id(graph), sim.nodes, section.group_size, section.hubs_top_down, section.hubs_bottom_up)
-        if key not in self._layouts:
-            self._layouts.clear()
-            self._layouts[key] = Layout(graph, sim.nodes, section.group_size, section.hubs_top_down,
-                                        section.hubs_bottom_up)
-        return self._layouts[key]
+        key = (sim.nodes, section.group_size, section.hubs_top_down, section.hubs_bottom_up)
+        return self._layouts.get(graph, key, lambda: Layout(graph, *key))
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         return _Run(self, sim, graph, root, recorder).execute()

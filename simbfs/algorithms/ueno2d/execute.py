@@ -21,7 +21,7 @@ from ...engine import NULL_RECORDER, Simulation
 from ...errors import UserError
 from ...graph import Graph
 from ...records import LevelRecord, RootRun
-from ..base import Algorithm
+from ..base import Algorithm, LayoutCache
 from ..search import RootSearch
 from . import pricing
 from . import work as ueno
@@ -57,7 +57,7 @@ class Ueno2D(Algorithm):
     def __init__(self, name: str, options: Ueno2DOptions = Ueno2DOptions()):
         self.name = name
         self.options = options
-        self._layouts: dict = {}
+        self._layouts = LayoutCache()
 
     @property
     def summary(self) -> str:
@@ -96,11 +96,7 @@ class Ueno2D(Algorithm):
         return per_host * max(building, device_bytes)
 
     def layout(self, graph: Graph, processes: int) -> Layout:
-        key = (id(graph), processes)
-        if key not in self._layouts:
-            self._layouts.clear()
-            self._layouts[key] = Layout(graph, processes)
-        return self._layouts[key]
+        return self._layouts.get(graph, processes, lambda: Layout(graph, processes))
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         return _Run(self, sim, graph, root, recorder).execute()
