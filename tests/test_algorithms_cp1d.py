@@ -896,30 +896,54 @@ def test_a_claim_timing_without_finite_sweep_times_is_refused():
         level(Endless())
 
 
-def test_the_claim_timing_is_brought_to_agree_with_the_level_it_prices():
-    """cp1d.self_consistent_claim_timing on a closed-form level: assuming
-    sweeps of T gives sweeps of c^2 / T (longer assumed sweeps make claims
-    visible earlier, fewer probes, a faster level), so the consistent sweep
-    is c. From the first pass's 1,259 ms with c = 530 ms, taking what each
-    pass gives swings 1,259 -> 223 -> 1,259 for ever; the midpoints reach
-    530 within the 3% tolerance in 5 passes (1,259, 741, 560, 531 ms
-    assumed...), and the result returned is the last pass's."""
+def _claim_timing_passes(gives, first_sweep=1.259, **kwargs):
+    """self_consistent_claim_timing on a closed-form level whose sweep is
+    gives(assumed sweep); returns the sweeps assumed, in order, and the
+    result (the sweep the last pass gave)."""
     from simbfs.algorithms.cp1d.work import ClaimTiming, self_consistent_claim_timing
 
-    c = 0.530
     assumed = []
 
     def evaluate(timing):
-        assumed.append(float(timing.sweep_s))
-        gives = c * c / float(timing.sweep_s)
-        return gives, ClaimTiming(gives, 1.0, 1.0, 10.0)
+        assumed.append(timing.mean_sweep_s)
+        given = gives(timing.mean_sweep_s)
+        return given, ClaimTiming(given, 1.0, 1.0, 10.0)
 
-    result = self_consistent_claim_timing(evaluate, ClaimTiming(1.259, 1.0, 1.0, 10.0))
-    assert assumed[0] == 1.259 and len(assumed) <= 5
-    assert abs(assumed[-1] - c) <= 0.03 * c
+    result = self_consistent_claim_timing(evaluate, ClaimTiming(first_sweep, 1.0, 1.0, 10.0), **kwargs)
+    return assumed, result
+
+
+def test_the_claim_timing_is_brought_to_agree_with_the_level_it_prices():
+    """cp1d.self_consistent_claim_timing on closed-form levels. The real
+    levels' given sweep hardly moves with the assumed one, and rises as
+    it falls (0.21-0.25 s while the assumption falls from 1.12 to 0.27 s
+    at 4,096 nodes): gives(T) = 0.25 - 0.03 T has its fixed point at
+    0.25 / 1.03 = 0.2427 s. From the first pass's 1.259 s, regula falsi
+    between the first timing and what it gives lands within the 3%
+    tolerance in at most 3 evaluations (taking midpoints needed 7-8). The
+    model before 2026-11-27 would have stopped after the first, at
+    0.212 s."""
+    assumed, result = _claim_timing_passes(lambda t: 0.25 - 0.03 * t)
+    assert len(assumed) <= 3
+    assert result == pytest.approx(0.25 / 1.03, rel=0.03)
     assert abs(result - assumed[-1]) <= 0.03 * result  # the last pass gave what it assumed
-    # one pass only (the model before 2026-11-27) would have priced the level at 223 ms
-    assert abs(c * c / 1.259 - 0.223) < 0.001
+    # a steeper level (c^2 / T, c = 0.53 s, whose plain iteration swings
+    # 1.259 -> 0.223 -> 1.259 for ever) also converges
+    assumed, result = _claim_timing_passes(lambda t: 0.53 ** 2 / t)
+    assert result == pytest.approx(0.53, rel=0.03) and len(assumed) <= 6
+
+
+def test_the_claim_timing_stops_when_the_first_pass_agrees_or_the_passes_run_out():
+    """One evaluation when the first timing already gives itself (within
+    3%); at most ``passes`` evaluations, the last one's result returned,
+    when the gap closes slowly; and the later pass's result when the gap
+    does not change sign (no bracket)."""
+    assumed, result = _claim_timing_passes(lambda t: 0.99 * t)
+    assert len(assumed) == 1 and result == pytest.approx(0.99 * 1.259)
+    assumed, result = _claim_timing_passes(lambda t: 0.53 ** 2 / t, passes=3)
+    assert len(assumed) == 3 and result == pytest.approx(0.53 ** 2 / assumed[-1])
+    assumed, result = _claim_timing_passes(lambda t: 0.5 * t)  # shorter whatever it assumes
+    assert len(assumed) == 2 and result == pytest.approx(0.5 * assumed[-1])
 
 
 @pytest.mark.parametrize("scale", [14, 16])

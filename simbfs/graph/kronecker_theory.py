@@ -131,10 +131,15 @@ def record_line_bytes(shares, block_means, line_bytes: float, header_bytes: floa
     with np.errstate(divide="ignore"):
         log_means = np.log(means)[:, None]
     pmf = np.exp(x * log_means - means[:, None] - np.array([math.lgamma(v + 1) for v in x]))
-    below = 1.0 - np.exp(-means) - pmf.sum(axis=1)  # P(X >= whole)
-    cost = pmf @ (header_bytes + entry_bytes * x) + line_bytes * np.maximum(below, 0.0)
+    record_bytes = header_bytes + entry_bytes * x
+    # math.fsum, not a BLAS product: exactly rounded, so the same on every CPU
+    below = np.array([1.0 - math.exp(-m) - math.fsum(row) for m, row in zip(means, pmf)])  # P(X >= whole)
+    cost = np.array([math.fsum(row * record_bytes) for row in pmf]) + line_bytes * np.maximum(below, 0.0)
     records = -np.expm1(-means)
-    return math.fsum(shares * cost) / math.fsum(shares * records)
+    weight = math.fsum(shares * records)
+    if weight <= 0:  # no vertex has an entry: no record, a header alone
+        return float(header_bytes)
+    return math.fsum(shares * cost) / weight
 
 
 def header_line_bytes(scale: int, threads: int, line_bytes: float, header_bytes: float, entry_bytes: float,

@@ -365,7 +365,7 @@ def probe_claim_delay_s(prober_sweep_s, owner_sweep_s, probe_time_s, probe_fill_
 # A bottom-up level's claim timing assumes the level's sweep times and
 # stream rates; the level it prices must give them back, within this share.
 CLAIM_TIMING_TOLERANCE = 0.03
-CLAIM_TIMING_PASSES = 5  # at most, after the first pass (which sees no claim)
+CLAIM_TIMING_PASSES = 6  # evaluations at most, after the first pass (which sees no claim)
 
 
 @dataclass(frozen=True)
@@ -379,11 +379,17 @@ class ClaimTiming:
     answer_rate: object
     per_packet: float
 
-    def halfway(self, other: "ClaimTiming") -> "ClaimTiming":
-        return ClaimTiming(*((np.asarray(a) + np.asarray(b)) / 2 for a, b in
-                             ((self.sweep_s, other.sweep_s), (self.probe_rate, other.probe_rate),
-                              (self.answer_rate, other.answer_rate))),
-                           (self.per_packet + other.per_packet) / 2)
+    def toward(self, other: "ClaimTiming", share: float) -> "ClaimTiming":
+        """``share`` of the way from this timing to ``other``, term by term."""
+        def mix(a, b):
+            return np.asarray(a) + share * (np.asarray(b) - np.asarray(a))
+        return ClaimTiming(mix(self.sweep_s, other.sweep_s), mix(self.probe_rate, other.probe_rate),
+                           mix(self.answer_rate, other.answer_rate),
+                           float(mix(self.per_packet, other.per_packet)))
+
+    @property
+    def mean_sweep_s(self) -> float:
+        return float(np.mean(self.sweep_s))
 
 
 def self_consistent_claim_timing(evaluate, first: ClaimTiming, tolerance: float = CLAIM_TIMING_TOLERANCE,
@@ -396,23 +402,45 @@ def self_consistent_claim_timing(evaluate, first: ClaimTiming, tolerance: float 
     prices the level under ``timing`` and returns (result, the timing the
     priced level gives). Shorter sweeps and faster streams make claims
     visible later in a sweep, so more probes go out and the level is
-    slower: evaluated alone, the timing swings between too short and too
-    long (at 65,536 nodes the typical sweep went 1,259 -> 340 -> 626 ->
-    449 ms). So each pass assumes the midpoint of the previous assumption
-    and what it gave, until the sweep time it gives is within
-    ``tolerance`` of the one it assumed, or after ``passes`` passes; the
-    last result is returned. Until 2026-11-27 the model stopped after one
-    pass, with the first pass's timing: 2.4-4.6 times the consistent sweep
-    at the paper's sizes, so claims looked visible too early and too few
-    probes were counted."""
-    assumed = first
-    result = None
-    for _ in range(passes):
+    slower: the sweep a timing gives falls as the sweep it assumes grows.
+    So the first timing A gives a shorter one B, and the consistent timing
+    lies between them. On the timings from B (share 0) to A (share 1), the
+    gap g = (sweep given) - (sweep assumed) is >= 0 at B and < 0 at A;
+    regula falsi with the Illinois halving finds where it vanishes, to
+    within ``tolerance`` of the sweep, in at most ``passes`` evaluations in
+    all (the given sweep hardly moves with the assumed one, which a plain
+    iteration or midpoints reach only slowly). Returns the last result.
+    Until 2026-11-27 the model stopped after the first evaluation, with the
+    first pass's timing: 2.4-4.6 times the consistent sweep at the paper's
+    sizes, so claims looked visible too early and too few probes were
+    counted."""
+    result_a, b = evaluate(first)
+    gap_a = b.mean_sweep_s - first.mean_sweep_s
+    if abs(gap_a) <= tolerance * max(b.mean_sweep_s, 1e-300) or passes <= 1:
+        return result_a
+    result, c = evaluate(b)
+    gap_b = c.mean_sweep_s - b.mean_sweep_s
+    if abs(gap_b) <= tolerance * max(c.mean_sweep_s, 1e-300) or gap_a >= 0 or gap_b <= 0:
+        return result  # agreed, or the gap does not change sign between them (no bracket): the later pass
+    low, high = (0.0, gap_b), (1.0, gap_a)  # (share toward A, gap)
+    side = 0
+    for _ in range(passes - 2):
+        share = low[0] - low[1] * (high[0] - low[0]) / (high[1] - low[1])
+        assumed = b.toward(first, share)
         result, given = evaluate(assumed)
-        was, now = float(np.mean(assumed.sweep_s)), float(np.mean(given.sweep_s))
-        if abs(now - was) <= tolerance * max(now, 1e-300):
+        gap = given.mean_sweep_s - assumed.mean_sweep_s
+        if abs(gap) <= tolerance * max(given.mean_sweep_s, 1e-300):
             break
-        assumed = assumed.halfway(given)
+        if gap > 0:
+            low = (share, gap)
+            if side == 1:
+                high = (high[0], high[1] / 2)
+            side = 1
+        else:
+            high = (share, gap)
+            if side == -1:
+                low = (low[0], low[1] / 2)
+            side = -1
     return result
 
 
