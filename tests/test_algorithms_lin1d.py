@@ -131,8 +131,9 @@ def test_a_bitmap_larger_than_the_routers_and_consumers_scratch_pads_costs_a_rea
     slices) reads
     them 3 times: 2.4e9 B at 28.9 GB/s = 83.0 ms, above the shuffle's
     8e8 B at 10 GB/s = 80 ms; with 1e6 local vertices (one slice) the
-    shuffle bounds it. At the paper's 26.2M vertices per node a bitmap
-    takes 2 slices, and the second read hides under the shuffle."""
+    shuffle bounds it. At the headline's 26.97M vertices per node (2^40
+    over 40,768) a bitmap takes 2 slices, and the second read hides under
+    the shuffle."""
     machine = load_machine("sunway_taihulight")
     cpe = machine.section("cpe_cluster")
     assert cpe.bitmap_passes(2_097_152) == 1 and cpe.bitmap_passes(2_097_153) == 2
@@ -251,7 +252,7 @@ def test_a_bottom_up_level_closes_with_a_reduce_scatter_of_its_hub_claims_then_t
     the gather can announce them (review finding, 2026-11-27): an OR
     reduce-scatter of the hub bitmaps, then the allgather. Hand-worked from
     the executed level: the nodes owning a claimed hub send a bitmap of
-    2^14 bits, the others an 8 B flag; both collectives cost
+    their hubs (256 here: 32 B), the others an 8 B flag; both collectives cost
     stages x stage latency + total x (N - 1) / N / bandwidth (recursive
     halving and doubling), the gather with 16 B of direction counts per
     node more; a top-down level has the gather only."""
