@@ -136,9 +136,8 @@ class _Run(RootSearch):
         gathered = lin.gathered_hubs(work.direction, next_direction)
         hubs = layout.hubs(gathered)
         frontier_hubs = np.bincount(layout.owner(work.new_vertices[hubs[work.new_vertices]]), minlength=self.N)
-        hub_nodes, hubs_per_node = float(np.count_nonzero(frontier_hubs)), layout.hubs_per_node[gathered]
-        closing = [(kind, pricing.gather_bytes(hub_nodes, self.N, hubs_per_node, counts))
-                   for kind, counts in pricing.closing_collectives(work.direction)]
+        closing = pricing.closing_bytes(work.direction, self.N, float(np.count_nonzero(frontier_hubs)),
+                                        layout.hubs_per_node[gathered])
         return work, priced, next_direction, closing
 
     def _next_direction(self, work: lin.LevelWork) -> str:

@@ -273,19 +273,23 @@ def closing_collectives(direction: str) -> tuple:
     return (("allgather", True),)
 
 
+def closing_bytes(direction: str, nodes: int, hub_nodes: float, hubs_per_node: int) -> list:
+    """(kind, total bytes) of each closing collective of a level, in order
+    (closing_collectives, each carrying gather_bytes)."""
+    return [(kind, gather_bytes(hub_nodes, nodes, hubs_per_node, counts))
+            for kind, counts in closing_collectives(direction)]
+
+
 _CLOSING_TIME = {"reduce_scatter": reduce_scatter_time, "allgather": allgather_time}
 
 
 def closing_seconds(machine: Machine, nodes: int, direction: str, hub_nodes: float, hubs_per_node: int):
-    """The closing collectives' time and bytes (closing_collectives; the
-    projection's price, and the executed run's through the same engine
-    functions)."""
-    seconds = total = 0.0
-    for kind, counts in closing_collectives(direction):
-        carried = gather_bytes(hub_nodes, nodes, hubs_per_node, counts)
-        seconds += _CLOSING_TIME[kind](machine.collectives, nodes, carried)
-        total += carried
-    return seconds, total
+    """The closing collectives' time and bytes: the projection's price of
+    closing_bytes, which the executed run hands to the engine's collectives
+    (priced by the same engine/costs.py functions)."""
+    closing = closing_bytes(direction, nodes, hub_nodes, hubs_per_node)
+    return (sum(_CLOSING_TIME[kind](machine.collectives, nodes, carried) for kind, carried in closing),
+            sum(carried for _, carried in closing))
 
 
 def connection_bytes(machine: Machine, peers) -> np.ndarray:
