@@ -819,6 +819,66 @@ def test_claim_delay_waits_for_fill_or_sweep_end_then_two_trips():
     assert delay == pytest.approx([2e-6 + 4e-6 + 2e-6, 9e-6 + 4e-6 + 2e-6])
 
 
+def test_injection_queue_wait_worked_by_hand():
+    """injection_queue_wait_s: 100 B produced in 1 s and drained in 3 s lag
+    D = 2 s. With room for 1,000 B (w = 1000 * 3 / 100 = 30 s >= D) the
+    packets wait D / 2 = 1 s on average; with room for 10 B (w = 0.3 s)
+    0.3 - 0.3**2 / (2 * 2) = 0.2775 s. No wait where the network keeps up
+    or nothing is sent."""
+    wait = cp1d.injection_queue_wait_s(np.array([1.0, 1.0, 3.0, 1.0]), np.array([3.0, 3.0, 1.0, 3.0]),
+                                       np.array([100.0, 100.0, 100.0, 0.0]), np.array([1000.0, 10.0, 10.0, 10.0]))
+    assert wait == pytest.approx([1.0, 0.2775, 0.0, 0.0])
+
+
+def _fifo_mean_wait(produce_s, drain_s, packets, cap_packets):
+    """Packet by packet: a producer makes one packet every produce_s /
+    packets unless cap_packets are queued (it then waits for the oldest to
+    leave); a server sends one every drain_s / packets, in order. The mean
+    of (left - made) - one service, the queueing alone."""
+    make, serve = produce_s / packets, drain_s / packets
+    made, left = [], []
+    for k in range(packets):
+        t = k * make if not made else max(made[-1] + make, 0.0)
+        if k >= cap_packets:
+            t = max(t, left[k - cap_packets])  # a buffer frees when its packet leaves
+        made.append(t)
+        left.append(max(t, left[-1] if left else 0.0) + serve)
+    return sum(l - m - serve for l, m in zip(left, made)) / packets
+
+
+@pytest.mark.parametrize("produce_s,drain_s,cap_packets", [(1.0, 3.0, 100_000), (1.0, 3.0, 500), (2.0, 2.5, 300),
+                                                           (3.0, 1.0, 50)])
+def test_injection_queue_wait_matches_a_packet_by_packet_fifo(produce_s, drain_s, cap_packets):
+    """The fluid formula against a FIFO simulated packet by packet (20,000
+    packets of 1 B; the cap in packets): equal within 1%, or both zero."""
+    packets = 20_000
+    expected = _fifo_mean_wait(produce_s, drain_s, packets, cap_packets)
+    wait = float(cp1d.injection_queue_wait_s(produce_s, drain_s, float(packets), float(cap_packets)))
+    assert wait == pytest.approx(expected, rel=0.01, abs=1e-3 * drain_s)
+
+
+def test_backlog_cap_is_in_flight_full_packets_to_every_other_node():
+    """TINY packets are 1000 + 24 B: 3 other nodes x 2 in flight = 6,144 B."""
+    from tests.conftest import tiny_machine
+
+    assert cp1d.backlog_cap_bytes(4, 2, tiny_machine().network) == 6 * 1024
+
+
+def test_a_round_trip_waits_in_the_probers_queue_and_then_the_owners():
+    """spi.ClaimDelay with per-node injection-queue waits q: each (prober,
+    owner) delay is the one without them plus q[prober] + q[owner]."""
+    from simbfs.algorithms.cp1d.spi import ClaimDelay
+
+    sim = Simulation(bgq(4), 4)
+    sweep = np.full(4, 1e-3)
+    queue = np.array([1e-6, 2e-6, 4e-6, 8e-6])
+    prober, owner = np.array([0, 1, 2, 3, 0]), np.array([1, 2, 3, 0, 3])
+    t = np.zeros(5)
+    plain = ClaimDelay(sim, sweep)(prober, owner, t)
+    queued = ClaimDelay(sim, sweep, queue_s=queue)(prober, owner, t)
+    assert queued - plain == pytest.approx(queue[prober] + queue[owner])
+
+
 # ------------------------------------------------------------------ memory
 @pytest.mark.parametrize("scale,threads", [(14, 64), (16, 64), (16, 16)])
 def test_memory_model_counts_what_the_layout_allocates(scale, threads):

@@ -267,6 +267,7 @@ class PricedLevel:
     probe_rate: float = 0.0  # edges per second per (sender, receiver) pair
     answer_rate: float = 0.0
     per_packet: float = 1.0
+    queue_s: float = 0.0  # a typical node's packets' wait in its injection queue
 
 
 @dataclass
@@ -411,6 +412,11 @@ class LevelPricer:
             per_packet = messages.edges / messages.packets
         else:  # no packet sent: a full uncompressed one
             per_packet = math.floor(net.packet_payload_bytes / machine.section("cp1d").uncompressed_entry_bytes)
+        # a typical node's packets wait in its injection queue while its
+        # threads outpace its port or the busiest link (as executed)
+        queue = float(cp1d.injection_queue_wait_s(
+            max((index + typical) / clock, memory_mean), max(port_seconds(wire, net), link), wire,
+            cp1d.backlog_cap_bytes(N, machine.section("cp1d").in_flight, net)))
         # stream rates over the level (a zero busy time only when nothing was done)
         rates = [edges / (N * pair) / max(typical_busy, 1e-12) for edges in messages.channel_edges]
         probe_rate, answer_rate = (rates + [0.0, 0.0])[:2]  # a top-down level has one channel
@@ -420,7 +426,7 @@ class LevelPricer:
             inject_s=inject, eject_s=eject, link_s=link, memory_s=memory,
             edges_sent=messages.edges * N, payload=messages.payload * N, packets=messages.packets * N,
             backward_packets=messages.backward_packets * N,
-            probe_rate=probe_rate, answer_rate=answer_rate, per_packet=per_packet)
+            probe_rate=probe_rate, answer_rate=answer_rate, per_packet=per_packet, queue_s=queue)
 
     def project_level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray, direction: str,
                       seed: bool, edge_growth: float) -> tuple[LevelWork, LevelRecord]:
@@ -437,7 +443,7 @@ class LevelPricer:
             bottom_up = cp1d.bottom_up(layout, frontier, visited, options)  # evaluated per claim timing
             def timing_of(priced: PricedLevel) -> cp1d.ClaimTiming:
                 return cp1d.ClaimTiming(priced.typical_busy_s, priced.probe_rate, priced.answer_rate,
-                                        priced.per_packet)
+                                        priced.per_packet, priced.queue_s)
 
             def evaluate(timing: cp1d.ClaimTiming):
                 work = bottom_up(self.claim_delay(timing))
@@ -528,7 +534,9 @@ class LevelPricer:
         """The executed ClaimDelay's terms at the target's mean rates; as
         executed, each node's own sweep is a typical one's."""
         target = self.target
-        trip = cp1d.packet_trip_s(self.mean_hops, target.machine.network, DirectPackets(target.machine.messaging))
+        # a round trip waits in the prober's injection queue, then in the owner's
+        trip = cp1d.packet_trip_s(self.mean_hops, target.machine.network,
+                                  DirectPackets(target.machine.messaging)) + float(timing.queue_s)
         return _TargetClaimDelay(self.V, float(timing.sweep_s), trip,
                                  cp1d.fill_wait_s(timing.per_packet, timing.probe_rate),
                                  cp1d.fill_wait_s(timing.per_packet, timing.answer_rate))

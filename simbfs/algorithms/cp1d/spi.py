@@ -79,9 +79,13 @@ class ClaimDelay:
     (cp1d.claim_delay_s), for every (prober, owner) pair of a level."""
 
     def __init__(self, sim: Simulation, sweep_time: np.ndarray, probe_rate=None, answer_rate=None,
-                 per_packet: float = 1.0):
+                 per_packet: float = 1.0, queue_s=0.0):
         self.sweep_time = sweep_time
         self._hops = sim.topology.hop_matrix
+        # per node: a packet's wait in its sender's injection queue; a round
+        # trip waits in the prober's queue and then in the owner's
+        queue = np.broadcast_to(np.asarray(queue_s, dtype=np.float64), sweep_time.shape)
+        self._queue = (queue[:, None] + queue[None, :]) / 2 if queue.any() else None
         self._network = sim.machine.network
         self._layer = DirectPackets(sim.machine.messaging)
         # N x N edges per second, or None (no buffering), both indexed
@@ -96,6 +100,8 @@ class ClaimDelay:
         pair: its trip, its probe's fill wait and its answer's, for the
         pairs ``pick`` takes from an N x N matrix indexed [prober, owner]."""
         trip = cp1d.packet_trip_s(pick(self._hops), self._network, self._layer)
+        if self._queue is not None:
+            trip = trip + pick(self._queue)
         return (trip, *(np.zeros(trip.shape) if rate is None else cp1d.fill_wait_s(self._per_packet, pick(rate))
                         for rate in (self._probe_rate, self._answer_rate)))
 
@@ -283,12 +289,13 @@ class _Run(Cp1dRun):
         level = cp1d.bottom_up(self.layout, self.frontier, self.visited, opts)
 
         def timing_of(priced) -> cp1d.ClaimTiming:
-            busy, traffic = priced[0], priced[4]
-            return cp1d.ClaimTiming(busy, *self._rates(traffic, busy), self._per_packet(traffic))
+            busy, cpu, traffic, loads, memory = priced[0], priced[1], priced[4], priced[5], priced[6]
+            return cp1d.ClaimTiming(busy, *self._rates(traffic, busy), self._per_packet(traffic),
+                                    self._queue_wait(cpu, memory, loads))
 
         def evaluate(timing: cp1d.ClaimTiming):
             work = level(ClaimDelay(self.sim, timing.sweep_s, timing.probe_rate, timing.answer_rate,
-                                    per_packet=timing.per_packet))
+                                    per_packet=timing.per_packet, queue_s=timing.queue_s))
             priced = self._price(work, per_stream=True)
             return (work, priced), timing_of(priced)
 
@@ -300,6 +307,15 @@ class _Run(Cp1dRun):
         (the level's two streams: probes, then answers)."""
         probes, answers = (edges / np.maximum(busy, 1e-12)[:, None] for edges in traffic.stream_edges)
         return probes, answers
+
+    def _queue_wait(self, cpu: np.ndarray, memory: np.ndarray, loads) -> np.ndarray:
+        """Each node's packets' mean wait in its injection queue
+        (cp1d.injection_queue_wait_s): its threads and memory produce them,
+        its port and the busiest link carry them."""
+        network = self.machine.network
+        return cp1d.injection_queue_wait_s(np.maximum(cpu, memory), np.maximum(loads.inject_s, loads.link_s),
+                                           loads.inject_s * network.injection_bandwidth_Bps,
+                                           cp1d.backlog_cap_bytes(self.N, self.cp.in_flight, network))
 
     def _per_packet(self, traffic: Traffic) -> float:
         """Edges one packet carries on average (a full uncompressed one if none was sent)."""

@@ -343,6 +343,39 @@ def fill_wait_s(per_packet: float, rate):
     return np.divide(per_packet / 2, rate, out=np.full(rate.shape, np.inf), where=rate > 0)
 
 
+def backlog_cap_bytes(nodes: int, in_flight: int, network) -> float:
+    """The most wire bytes a node can have handed to its messaging unit and
+    not yet sent: ``in_flight`` full packets to each other node (III-A: a
+    thread that finds all of a destination's buffers still in use waits)."""
+    return float(max(nodes - 1, 0) * in_flight * (network.packet_payload_bytes + network.packet_header_bytes))
+
+
+def injection_queue_wait_s(produce_s, drain_s, wire_bytes, cap_bytes):
+    """Mean time a packet waits in its sender's injection queue in a level
+    where the sender's own work (threads, memory) would produce its
+    ``wire_bytes`` in ``produce_s`` and the network takes ``drain_s`` to
+    carry them (its port or the busiest link on its routes).
+
+    A fluid FIFO: while production outpaces the drain the queue grows, so
+    the packet made at fraction x of the level's output leaves x * D late,
+    D = drain_s - produce_s, until the queue reaches the buffers' cap; then
+    the threads wait for buffers (production is throttled to the drain) and
+    every later packet waits the cap's worth, w = cap_bytes * drain_s /
+    wire_bytes. The mean over packets of min(x D, w)::
+
+        D / 2              if w >= D
+        w - w**2 / (2 D)   otherwise
+
+    Zero where the network keeps up (D <= 0) or nothing is sent. Scalars
+    or per-node arrays alike."""
+    produce_s, drain_s, wire_bytes = (np.asarray(x, dtype=np.float64) for x in (produce_s, drain_s, wire_bytes))
+    lag = np.maximum(drain_s - produce_s, 0.0)
+    cap_s = np.divide(cap_bytes * drain_s, wire_bytes, out=np.zeros(np.broadcast(drain_s, wire_bytes).shape),
+                      where=wire_bytes > 0)
+    capped = cap_s - np.divide(cap_s * cap_s, 2 * lag, out=np.zeros_like(cap_s), where=lag > 0)
+    return np.where(cap_s >= lag, lag / 2, capped) * (wire_bytes > 0)
+
+
 def claim_delay_s(remaining_s, probe_fill_s, answer_fill_s, answer_cap_s, trip_s):
     """Time from a remote probe being issued to its claim being visible to
     the prober: the probe waits in its open packet until it fills or the
@@ -372,12 +405,14 @@ CLAIM_TIMING_PASSES = 6  # evaluations at most, after the first pass (which sees
 class ClaimTiming:
     """What a bottom-up level's claim timing assumes (scalars, or per-node
     and per-pair arrays): the sweep times, the probe and answer streams'
-    edges per second, and the edges per packet."""
+    edges per second, the edges per packet, and how long a packet waits in
+    its sender's injection queue (injection_queue_wait_s)."""
 
     sweep_s: object
     probe_rate: object
     answer_rate: object
     per_packet: float
+    queue_s: object = 0.0  # per node: a packet's wait in its sender's injection queue
 
     def toward(self, other: "ClaimTiming", share: float) -> "ClaimTiming":
         """``share`` of the way from this timing to ``other``, term by term."""
@@ -385,7 +420,7 @@ class ClaimTiming:
             return np.asarray(a) + share * (np.asarray(b) - np.asarray(a))
         return ClaimTiming(mix(self.sweep_s, other.sweep_s), mix(self.probe_rate, other.probe_rate),
                            mix(self.answer_rate, other.answer_rate),
-                           float(mix(self.per_packet, other.per_packet)))
+                           float(mix(self.per_packet, other.per_packet)), mix(self.queue_s, other.queue_s))
 
     @property
     def mean_sweep_s(self) -> float:
