@@ -1,0 +1,63 @@
+"""BlueGene/Q's system claims at the paper's sizes, projected as a user
+would (`simbfs run ... --mode project`: a scale-20 profile, 8 roots), each
+against its value and tolerance in ../shared/reference/claims.yaml.
+
+These are the BlueGene/Q accuracy issue's acceptance lines. A known miss is
+an expected failure whose reason gives the measured error and points to
+its explanation in docs/validation.md. Slow (15-35 s each): run with
+``--runslow``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from simbfs.claims import claim
+from simbfs.cli import main
+
+pytestmark = pytest.mark.slow
+
+
+def _harmonic_mean_gteps(tmp_path, machine: str, nodes: int, scale: int, algorithm: str, roots: int = 8) -> float:
+    out = tmp_path / f"{machine}-{nodes}-{scale}-{algorithm}.json"
+    assert main(["run", machine, "--nodes", str(nodes), "--scale", str(scale), "--algorithm", algorithm,
+                 "--mode", "project", "--roots", str(roots), "--quiet", "--json", str(out)]) == 0
+    document = json.loads(out.read_text())
+    assert document["mode"] == "projected"
+    return document["teps"]["harmonic_mean"] / 1e9
+
+
+def _within_claim(gteps: float, claim_id: str) -> None:
+    c = claim(claim_id)
+    assert gteps == pytest.approx(c["value"], rel=c["tolerance"]), (claim_id, gteps, c["value"])
+
+
+def test_the_65536_node_headline_is_within_its_claim(tmp_path):
+    """bgq.headline.65536: 15,363 GTEPS +-15%, uncalibrated (measured
+    16,984, +10.6%; docs/validation.md says why this agreement is partly
+    for the wrong reason: one rack is 3.5x too fast)."""
+    _within_claim(_harmonic_mean_gteps(tmp_path, "bluegene_q", 65536, 40, "cp1d-spi"), "bgq.headline.65536")
+
+
+def test_calibrated_on_4096_nodes_the_headline_is_within_its_claim(tmp_path):
+    """bgq.headline.65536 on bluegene_q_calibrated, whose header cost was
+    fitted to bgq.1d.4096 alone (measured 14,679 GTEPS, -4.5%)."""
+    _within_claim(_harmonic_mean_gteps(tmp_path, "bluegene_q_calibrated", 65536, 40, "cp1d-spi"),
+                  "bgq.headline.65536")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known miss (bgq.1d.4096, 1,400 GTEPS +-15%): projected 2,055 GTEPS, +46.8%. The model's per-node "
+    "costs are too cheap (one rack is 3.5x the paper's rate), and no estimate within a factor of two "
+    "closes the gap (docs/validation.md, 'Sensitivity')"))
+def test_the_4096_node_1d_point_is_within_its_claim(tmp_path):
+    _within_claim(_harmonic_mean_gteps(tmp_path, "bluegene_q", 4096, 36, "cp1d-spi"), "bgq.1d.4096")
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known miss (bgq.2d.4096, 254 GTEPS +-20%): projected 550 GTEPS, +117%. The 2D code shares the 1D "
+    "code's per-node cost estimates, and its bitmaps (24 MiB) still fit the L2 where the paper blames "
+    "L2 thrashing (docs/validation.md, 'Why the 2D projection is about 2x the paper')"))
+def test_the_4096_node_2d_point_is_within_its_claim(tmp_path):
+    _within_claim(_harmonic_mean_gteps(tmp_path, "bluegene_q", 4096, 32, "cp2d", roots=16), "bgq.2d.4096")
