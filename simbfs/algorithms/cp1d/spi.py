@@ -82,10 +82,10 @@ class ClaimDelay:
                  per_packet: float = 1.0, queue_s=0.0):
         self.sweep_time = sweep_time
         self._hops = sim.topology.hop_matrix
-        # per node: a packet's wait in its sender's injection queue; a round
-        # trip waits in the prober's queue and then in the owner's
-        queue = np.broadcast_to(np.asarray(queue_s, dtype=np.float64), sweep_time.shape)
-        self._queue = (queue[:, None] + queue[None, :]) / 2 if queue.any() else None
+        # per node: a probe's wait in its prober's injection queue, spread
+        # over the delay's two trips (cp1d.probe_queue_share)
+        queue = np.broadcast_to(cp1d.probe_queue_share(queue_s), sweep_time.shape)
+        self._queue = np.repeat(queue[:, None], len(queue), axis=1) if queue.any() else None
         self._network = sim.machine.network
         self._layer = DirectPackets(sim.machine.messaging)
         # N x N edges per second, or None (no buffering), both indexed

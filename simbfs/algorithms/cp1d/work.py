@@ -412,7 +412,7 @@ class ClaimTiming:
     probe_rate: object
     answer_rate: object
     per_packet: float
-    queue_s: object = 0.0  # per node: a packet's wait in its sender's injection queue
+    queue_s: object = 0.0  # per node: a probe's wait in its sender's injection queue
 
     def toward(self, other: "ClaimTiming", share: float) -> "ClaimTiming":
         """``share`` of the way from this timing to ``other``, term by term."""
@@ -425,6 +425,27 @@ class ClaimTiming:
     @property
     def mean_sweep_s(self) -> float:
         return float(np.mean(self.sweep_s))
+
+    @property
+    def mean_queue_s(self) -> float:
+        return float(np.mean(self.queue_s))
+
+
+def probe_queue_share(queue_s):
+    """What a probe's injection-queue wait adds to each of the two trips
+    a claim delay counts (claim_delay_s): half of it. Only the probe
+    queues: the paper uses "separate FIFOs for probes and responses" (000,
+    II-C), so an answer does not wait behind its owner's probes, and the
+    answers, one per hit, are too few to build a backlog of their own."""
+    return np.asarray(queue_s, dtype=np.float64) / 2
+
+
+def _timings_agree(assumed: "ClaimTiming", given: "ClaimTiming", tolerance: float) -> bool:
+    """Whether a priced level gives back the timing it assumed: its sweep,
+    and its probes' queue wait, each within ``tolerance`` of the sweep."""
+    scale = tolerance * max(given.mean_sweep_s, 1e-300)
+    return (abs(given.mean_sweep_s - assumed.mean_sweep_s) <= scale
+            and abs(given.mean_queue_s - assumed.mean_queue_s) <= scale)
 
 
 def self_consistent_claim_timing(evaluate, first: ClaimTiming, tolerance: float = CLAIM_TIMING_TOLERANCE,
@@ -444,18 +465,20 @@ def self_consistent_claim_timing(evaluate, first: ClaimTiming, tolerance: float 
     regula falsi with the Illinois halving finds where it vanishes, to
     within ``tolerance`` of the sweep, in at most ``passes`` evaluations in
     all (the given sweep hardly moves with the assumed one, which a plain
-    iteration or midpoints reach only slowly). Returns the last result.
+    iteration or midpoints reach only slowly). A timing agrees when the
+    sweep and the probes' queue wait it gives are both within ``tolerance``
+    of the sweep of the ones it assumed. Returns the last result.
     Until 2026-11-27 the model stopped after the first evaluation, with the
     first pass's timing: 2.4-4.6 times the consistent sweep at the paper's
     sizes, so claims looked visible too early and too few probes were
     counted."""
     result_a, b = evaluate(first)
     gap_a = b.mean_sweep_s - first.mean_sweep_s
-    if abs(gap_a) <= tolerance * max(b.mean_sweep_s, 1e-300) or passes <= 1:
+    if _timings_agree(first, b, tolerance) or passes <= 1:
         return result_a
     result, c = evaluate(b)
     gap_b = c.mean_sweep_s - b.mean_sweep_s
-    if abs(gap_b) <= tolerance * max(c.mean_sweep_s, 1e-300) or gap_a >= 0 or gap_b <= 0:
+    if _timings_agree(b, c, tolerance) or gap_a >= 0 or gap_b <= 0:
         return result  # agreed, or the gap does not change sign between them (no bracket): the later pass
     low, high = (0.0, gap_b), (1.0, gap_a)  # (share toward A, gap)
     side = 0
@@ -464,7 +487,7 @@ def self_consistent_claim_timing(evaluate, first: ClaimTiming, tolerance: float 
         assumed = b.toward(first, share)
         result, given = evaluate(assumed)
         gap = given.mean_sweep_s - assumed.mean_sweep_s
-        if abs(gap) <= tolerance * max(given.mean_sweep_s, 1e-300):
+        if _timings_agree(assumed, given, tolerance):
             break
         if gap > 0:
             low = (share, gap)
