@@ -267,7 +267,7 @@ class PricedLevel:
     probe_rate: float = 0.0  # edges per second per (sender, receiver) pair
     answer_rate: float = 0.0
     per_packet: float = 1.0
-    queue_s: float = 0.0  # a typical node's packets' wait in its injection queue
+    queue_s: float = 0.0  # a typical node's probes' wait in its injection queue
 
 
 @dataclass

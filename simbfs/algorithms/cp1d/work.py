@@ -405,8 +405,8 @@ CLAIM_TIMING_PASSES = 6  # evaluations at most, after the first pass (which sees
 class ClaimTiming:
     """What a bottom-up level's claim timing assumes (scalars, or per-node
     and per-pair arrays): the sweep times, the probe and answer streams'
-    edges per second, the edges per packet, and how long a packet waits in
-    its sender's injection queue (injection_queue_wait_s)."""
+    edges per second, the edges per packet, and how long a probe waits in
+    its prober's injection queue (injection_queue_wait_s, per node)."""
 
     sweep_s: object
     probe_rate: object
