@@ -414,9 +414,8 @@ class LevelPricer:
             per_packet = math.floor(net.packet_payload_bytes / machine.section("cp1d").uncompressed_entry_bytes)
         # a typical node's packets wait in its injection queue while its
         # threads outpace its port or the busiest link (as executed)
-        queue = float(cp1d.injection_queue_wait_s(
-            max((index + typical) / clock, memory_mean), max(port_seconds(wire, net), link), wire,
-            cp1d.backlog_cap_bytes(N, machine.section("cp1d").in_flight, net)))
+        queue = float(cp1d.level_queue_wait_s((index + typical) / clock, memory_mean, port_seconds(wire, net), link,
+                                              N, machine.section("cp1d").in_flight, net))
         # stream rates over the level (a zero busy time only when nothing was done)
         rates = [edges / (N * pair) / max(typical_busy, 1e-12) for edges in messages.channel_edges]
         probe_rate, answer_rate = (rates + [0.0, 0.0])[:2]  # a top-down level has one channel

@@ -85,7 +85,7 @@ class ClaimDelay:
         # per node: a probe's wait in its prober's injection queue, spread
         # over the delay's two trips (cp1d.probe_queue_share)
         queue = np.broadcast_to(cp1d.probe_queue_share(queue_s), sweep_time.shape)
-        self._queue = np.repeat(queue[:, None], len(queue), axis=1) if queue.any() else None
+        self._queue = np.broadcast_to(queue[:, None], (len(queue), len(queue))) if queue.any() else None
         self._network = sim.machine.network
         self._layer = DirectPackets(sim.machine.messaging)
         # N x N edges per second, or None (no buffering), both indexed
@@ -291,7 +291,8 @@ class _Run(Cp1dRun):
         def timing_of(priced) -> cp1d.ClaimTiming:
             busy, cpu, traffic, loads, memory = priced[0], priced[1], priced[4], priced[5], priced[6]
             return cp1d.ClaimTiming(busy, *self._rates(traffic, busy), self._per_packet(traffic),
-                                    self._queue_wait(cpu, memory, loads))
+                                    cp1d.level_queue_wait_s(cpu, memory, loads.inject_s, loads.link_s, self.N,
+                                                            self.cp.in_flight, self.machine.network))
 
         def evaluate(timing: cp1d.ClaimTiming):
             work = level(ClaimDelay(self.sim, timing.sweep_s, timing.probe_rate, timing.answer_rate,
@@ -307,15 +308,6 @@ class _Run(Cp1dRun):
         (the level's two streams: probes, then answers)."""
         probes, answers = (edges / np.maximum(busy, 1e-12)[:, None] for edges in traffic.stream_edges)
         return probes, answers
-
-    def _queue_wait(self, cpu: np.ndarray, memory: np.ndarray, loads) -> np.ndarray:
-        """Each node's packets' mean wait in its injection queue
-        (cp1d.injection_queue_wait_s): its threads and memory produce them,
-        its port and the busiest link carry them."""
-        network = self.machine.network
-        return cp1d.injection_queue_wait_s(np.maximum(cpu, memory), np.maximum(loads.inject_s, loads.link_s),
-                                           loads.inject_s * network.injection_bandwidth_Bps,
-                                           cp1d.backlog_cap_bytes(self.N, self.cp.in_flight, network))
 
     def _per_packet(self, traffic: Traffic) -> float:
         """Edges one packet carries on average (a full uncompressed one if none was sent)."""

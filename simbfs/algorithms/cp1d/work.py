@@ -376,6 +376,17 @@ def injection_queue_wait_s(produce_s, drain_s, wire_bytes, cap_bytes):
     return np.where(cap_s >= lag, lag / 2, capped) * (wire_bytes > 0)
 
 
+def level_queue_wait_s(cpu_s, memory_s, inject_s, link_s, nodes: int, in_flight: int, network):
+    """A node's probes' mean wait in its injection queue in one level
+    (injection_queue_wait_s): its threads and memory produce its packets,
+    its port and the busiest link carry them, and its buffers cap the
+    backlog (backlog_cap_bytes). The executed run calls it with every
+    node's times, the projection with a typical node's."""
+    return injection_queue_wait_s(np.maximum(cpu_s, memory_s), np.maximum(inject_s, link_s),
+                                  np.asarray(inject_s) * network.injection_bandwidth_Bps,
+                                  backlog_cap_bytes(nodes, in_flight, network))
+
+
 def claim_delay_s(remaining_s, probe_fill_s, answer_fill_s, answer_cap_s, trip_s):
     """Time from a remote probe being issued to its claim being visible to
     the prober: the probe waits in its open packet until it fills or the
