@@ -10,8 +10,9 @@ import pytest
 import simpy
 
 from simbfs.engine import Network, make_topology
-from simbfs.engine.costs import (NO_EXCHANGE, allgather_time, allreduce_time, barrier_time, collective_stages,
-                                 exchange_cost, link_seconds, port_seconds, route_latency)
+from simbfs.engine.costs import (COLLECTIVE_ALGORITHMS, NO_EXCHANGE, allgather_time, allreduce_time, barrier_time,
+                                 collective_stages, exchange_cost, link_seconds, port_seconds, reduce_scatter_time,
+                                 route_latency)
 from simbfs.engine.messaging import DirectPackets, MPIMessages
 from tests.conftest import tiny_machine
 
@@ -72,6 +73,44 @@ def test_collectives_stages_latency_and_bandwidth():
     # 4 nodes gather 400 B: each receives the other three's 300 B
     assert allgather_time(c, 4, 400) == pytest.approx((100 + 300) * NS)
     assert allreduce_time(c, 1, 8) == 0 and allgather_time(c, 1, 8) == 0
+
+
+def test_mpich_algorithms_follow_mpichs_switch_points():
+    """MPICH's allgather.c and reduce_scatter.c (Thakur, Rabenseifner and
+    Gropp 2005): recursive doubling below 512 KiB on 2^k nodes, Bruck below
+    80 KiB on any count, else a ring of N - 1 steps; a commutative
+    reduce-scatter halves recursively below 512 KiB, else pairs N - 1 times."""
+    mpich = COLLECTIVE_ALGORITHMS["mpich"]
+    assert mpich.allgather_stages(64, 64 * 1024) == 6            # 2^6 nodes, 64 KiB: recursive doubling
+    assert mpich.allgather_stages(64, 524_288) == 63             # at the long switch point: ring
+    assert mpich.allgather_stages(100, 81_919) == 7              # Bruck: ceil(log2 100)
+    assert mpich.allgather_stages(100, 81_920) == 99             # not 2^k, not short: ring
+    assert mpich.allgather_stages(40_768, 40_768 * 2048) == 40_767  # Sunway's bottom-up hub bitmaps
+    assert mpich.reduce_scatter_stages(40_768, 524_287) == 16
+    assert mpich.reduce_scatter_stages(40_768, 524_288) == 40_767
+    assert mpich.allgather_stages(1, 1e9) == mpich.reduce_scatter_stages(1, 1e9) == 0
+    log = COLLECTIVE_ALGORITHMS["log-stages"]
+    assert log.allgather_stages(40_768, 1e9) == log.reduce_scatter_stages(40_768, 1e9) == 16
+
+
+def test_a_ring_allgather_pays_a_stage_per_other_node():
+    """The closed form of a ring (Thakur et al. 2005): (N - 1) alpha +
+    (N - 1) / N x n beta, against log2 N alpha + the same bandwidth term."""
+    ring = tiny_machine(**{"collectives.algorithm": "mpich"}).collectives
+    log = tiny_machine().collectives
+    nodes, total = 100, 1_000_000  # 1 MB: above both switch points
+    bandwidth_ns = total * (nodes - 1) / nodes  # 1 byte per ns
+    assert allgather_time(ring, nodes, total) == pytest.approx((99 * 50 + bandwidth_ns) * NS)
+    assert allgather_time(log, nodes, total) == pytest.approx((7 * 50 + bandwidth_ns) * NS)
+    assert reduce_scatter_time(ring, nodes, total) == pytest.approx((99 * 50 + bandwidth_ns) * NS)
+    # small collectives keep their log2 N stages under both
+    assert allgather_time(ring, nodes, 800) == pytest.approx(allgather_time(log, nodes, 800))
+
+
+def test_an_unknown_collective_algorithm_is_refused_with_the_choices():
+    from simbfs.errors import UserError
+    with pytest.raises(UserError, match="log-stages, mpich"):
+        tiny_machine(**{"collectives.algorithm": "binomial"})
 
 
 def test_link_and_port_times_are_bytes_over_bandwidth():

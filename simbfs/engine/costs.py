@@ -98,6 +98,89 @@ def collective_stages(nodes: int) -> int:
     return max(1, math.ceil(math.log2(nodes))) if nodes > 1 else 0
 
 
+class CollectiveAlgorithms:
+    """How a machine's collectives are carried out: how many latency-bound
+    stages an allgather and a reduce-scatter of ``total_bytes`` over
+    ``nodes`` nodes take. Every algorithm here moves the bandwidth-optimal
+    (N - 1) / N of the total through each node, so the stages are all that
+    differ between them; the price is :func:`allgather_time` and
+    :func:`reduce_scatter_time`. Barriers and allreduces take
+    :func:`collective_stages` under every algorithm."""
+
+    name = ""
+    description = ""
+
+    def allgather_stages(self, nodes: int, total_bytes: float) -> int:
+        raise NotImplementedError
+
+    def reduce_scatter_stages(self, nodes: int, total_bytes: float) -> int:
+        raise NotImplementedError
+
+
+class LogStages(CollectiveAlgorithms):
+    """Every collective in log2(N) stages, whatever its size: hardware
+    collectives (the BlueGene/Q collective logic, the Cell's flag DMAs), or
+    an MPI library whose large allgathers are as latency-efficient as its
+    small ones."""
+
+    name = "log-stages"
+    description = "every collective in log2(N) stages, whatever its size"
+
+    def allgather_stages(self, nodes: int, total_bytes: float) -> int:
+        return collective_stages(nodes)
+
+    def reduce_scatter_stages(self, nodes: int, total_bytes: float) -> int:
+        return collective_stages(nodes)
+
+
+# MPICH's default switch points (MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE,
+# MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE, and the commutative reduce-scatter's
+# long-message size), in bytes of the whole result; MVAPICH2 1.x ships the
+# same defines (src/mpi/coll/coll_shmem.h).
+MPICH_ALLGATHER_SHORT_BYTES = 81_920
+MPICH_ALLGATHER_LONG_BYTES = 524_288
+MPICH_REDUCE_SCATTER_LONG_BYTES = 524_288
+
+
+class MpichDefaults(CollectiveAlgorithms):
+    """MPICH's default choice of algorithm by size (Thakur, Rabenseifner and
+    Gropp, "Optimization of collective communication operations in MPICH",
+    IJHPCA 2005; MPICH src/mpi/coll/allgather and reduce_scatter), which
+    MVAPICH2 and most vendor MPIs inherit:
+
+    * allgather: recursive doubling (log2 N stages) below 512 KiB in all on
+      a power-of-two N; Bruck's algorithm (log2 N stages) below 80 KiB on
+      any N; otherwise a ring, N - 1 stages, because its nearest-neighbour
+      steps beat recursive doubling for long messages on real networks;
+    * reduce-scatter with a commutative operation: recursive halving (log2
+      N stages) below 512 KiB in all, otherwise pairwise exchange, N - 1
+      stages.
+
+    So a large allgather over many nodes costs (N - 1) stage latencies: a
+    latency that grows with the node count, not with its logarithm."""
+
+    name = "mpich"
+    description = "MPICH's default choice by size: rings and pairwise exchanges (N - 1 stages) for large collectives"
+
+    def allgather_stages(self, nodes: int, total_bytes: float) -> int:
+        if nodes <= 1:
+            return 0
+        power_of_two = nodes & (nodes - 1) == 0
+        if (total_bytes < MPICH_ALLGATHER_LONG_BYTES and power_of_two) or total_bytes < MPICH_ALLGATHER_SHORT_BYTES:
+            return collective_stages(nodes)
+        return nodes - 1
+
+    def reduce_scatter_stages(self, nodes: int, total_bytes: float) -> int:
+        if nodes <= 1:
+            return 0
+        return collective_stages(nodes) if total_bytes < MPICH_REDUCE_SCATTER_LONG_BYTES else nodes - 1
+
+
+COLLECTIVE_ALGORITHMS: dict[str, CollectiveAlgorithms] = {
+    algorithms.name: algorithms for algorithms in (LogStages(), MpichDefaults())}
+DEFAULT_COLLECTIVE_ALGORITHMS = LogStages.name
+
+
 def barrier_time(model: CollectiveModel, nodes: int) -> float:
     """stages x stage latency."""
     return collective_stages(nodes) * model.stage_latency_s
@@ -112,23 +195,27 @@ def allreduce_time(model: CollectiveModel, nodes: int, nbytes: float) -> float:
 
 
 def allgather_time(model: CollectiveModel, nodes: int, total_bytes: float) -> float:
-    """Recursive doubling of ``total_bytes`` gathered from all nodes: every
-    node receives the others' share, stages x stage latency +
-    total x (N - 1) / N / bandwidth."""
+    """``total_bytes`` gathered from all nodes: every node receives the
+    others' share, in the stages the machine's collective algorithms take
+    (``collectives.algorithm``; :class:`CollectiveAlgorithms`):
+    stages x stage latency + total x (N - 1) / N / bandwidth."""
     if nodes == 1:
         return 0.0
-    share = total_bytes * (nodes - 1) / nodes
-    return barrier_time(model, nodes) + share / model.bandwidth_Bps
+    stages = COLLECTIVE_ALGORITHMS[model.algorithm].allgather_stages(nodes, total_bytes)
+    return stages * model.stage_latency_s + total_bytes * (nodes - 1) / nodes / model.bandwidth_Bps
 
 
 def reduce_scatter_time(model: CollectiveModel, nodes: int, total_bytes: float) -> float:
-    """Recursive halving of ``total_bytes`` (every node holds a value of that
-    size and receives its own reduced segment): the mirror image of
-    :func:`allgather_time`, with the same stages and the same (N - 1) / N of
-    the total through every node, so the same price. The reduction itself
+    """``total_bytes`` held by every node, each receiving its own reduced
+    segment: the mirror image of :func:`allgather_time`, the same (N - 1) /
+    N of the total through every node, in the stages the machine's
+    collective algorithms take for a reduce-scatter. The reduction itself
     (an OR of bitmaps, a sum of counts) is taken to hide under the
     transfers."""
-    return allgather_time(model, nodes, total_bytes)
+    if nodes == 1:
+        return 0.0
+    stages = COLLECTIVE_ALGORITHMS[model.algorithm].reduce_scatter_stages(nodes, total_bytes)
+    return stages * model.stage_latency_s + total_bytes * (nodes - 1) / nodes / model.bandwidth_Bps
 
 
 # ------------------------------------------------------------------------ DMA

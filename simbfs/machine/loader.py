@@ -444,6 +444,7 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
     collectives = CollectiveModel(
         stage_latency_s=v["collectives.stage_latency"],
         bandwidth_Bps=v["collectives.bandwidth"],
+        algorithm=v.get("collectives.algorithm", "log-stages"),
     )
     sections = {name: section.build(SectionValues(v, name))
                 for name, section in registered_sections().items() if name in v}

@@ -187,6 +187,8 @@ class CollectiveModel:
 
     stage_latency_s: float
     bandwidth_Bps: float
+    # which algorithms carry the collectives out (engine/costs.py COLLECTIVE_ALGORITHMS)
+    algorithm: str = "log-stages"
 
 
 @dataclass(frozen=True)

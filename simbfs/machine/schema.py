@@ -190,7 +190,12 @@ SCHEMA = Section(
         "collectives": Section(
             doc="Barrier, allreduce and allgather cost: stages x stage_latency + bytes / bandwidth.",
             fields={
-                "stage_latency": Param("time", "Latency of one stage of a log2(N)-stage collective."),
+                # the names come from simbfs.engine.costs.COLLECTIVE_ALGORITHMS: see machine_schema()
+                "algorithm": Choice((), "How many stages a collective takes: log-stages (log2(N) for every "
+                                        "collective, the default) or mpich (MPICH's choice by size: N - 1 for "
+                                        "large allgathers and reduce-scatters).", optional=True),
+                "stage_latency": Param("time", "Latency of one stage of a collective (one step of a ring, "
+                                                "one round of recursive doubling)."),
                 "bandwidth": Param("bandwidth", "Per-node bandwidth of the collective network/algorithm."),
             },
         ),
@@ -213,6 +218,7 @@ def machine_schema() -> Section:
     that), and every section a package registered (sections.py). Read from
     the registries at call time, so that this module needs nothing from the
     engine or the algorithms when it is imported."""
+    from ..engine.costs import COLLECTIVE_ALGORITHMS
     from ..engine.topology import TOPOLOGIES
     from .sections import registered_sections
 
@@ -222,8 +228,12 @@ def machine_schema() -> Section:
     for name, topology in TOPOLOGIES.items():
         for key, spec in topology.PARAMETERS.items():
             fields[key] = replace(spec, doc=f"({name}) {spec.doc}", optional=True)
+    collectives = SCHEMA.fields["collectives"]
+    collective_fields = dict(collectives.fields)
+    collective_fields["algorithm"] = replace(collective_fields["algorithm"], choices=tuple(COLLECTIVE_ALGORITHMS))
     registered = {name: section.schema for name, section in registered_sections().items()}
-    return replace(SCHEMA, fields={**SCHEMA.fields, "network": replace(network, fields=fields), **registered})
+    return replace(SCHEMA, fields={**SCHEMA.fields, "network": replace(network, fields=fields),
+                                   "collectives": replace(collectives, fields=collective_fields), **registered})
 
 
 def walk(section: Section | None = None, prefix: str = "") -> list[tuple[str, object]]:
