@@ -89,6 +89,13 @@ def test_mpich_algorithms_follow_mpichs_switch_points():
     assert mpich.reduce_scatter_stages(40_768, 524_287) == 16
     assert mpich.reduce_scatter_stages(40_768, 524_288) == 40_767
     assert mpich.allgather_stages(1, 1e9) == mpich.reduce_scatter_stages(1, 1e9) == 0
+    # MVAPICH2 1.x switches on each process's share: 512 B beyond 256 processes
+    mvapich2 = COLLECTIVE_ALGORITHMS["mvapich2"]
+    assert mvapich2.allgather_stages(40_768, 40_768 * 512) == 16      # Bruck: ceil(log2 40,768)
+    assert mvapich2.allgather_stages(40_768, 40_768 * 2048) == 40_767  # ring
+    assert mvapich2.allgather_stages(64, 64 * 2048) == 6              # 2 KiB up to 128 processes: recursive doubling
+    assert mvapich2.allgather_stages(200, 200 * 1025) == 199          # above 1 KiB at 129-256 processes: ring
+    assert mvapich2.reduce_scatter_stages(40_768, 524_288) == 40_767  # MPICH's reduce-scatter rule
     log = COLLECTIVE_ALGORITHMS["log-stages"]
     assert log.allgather_stages(40_768, 1e9) == log.reduce_scatter_stages(40_768, 1e9) == 16
 
@@ -109,7 +116,7 @@ def test_a_ring_allgather_pays_a_stage_per_other_node():
 
 def test_an_unknown_collective_algorithm_is_refused_with_the_choices():
     from simbfs.errors import UserError
-    with pytest.raises(UserError, match="log-stages, mpich"):
+    with pytest.raises(UserError, match="log-stages, mpich, mvapich2"):
         tiny_machine(**{"collectives.algorithm": "binomial"})
 
 

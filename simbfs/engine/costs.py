@@ -176,8 +176,34 @@ class MpichDefaults(CollectiveAlgorithms):
         return collective_stages(nodes) if total_bytes < MPICH_REDUCE_SCATTER_LONG_BYTES else nodes - 1
 
 
+# MVAPICH2 1.x's allgather switch points, in bytes of one process's
+# contribution, by communicator size: up to 128, up to 256, and more
+# processes (mv2_tuning_table[ALLGATHER_ID] in src/mpi/coll/ch3_shmem_coll.c,
+# read through allgather_tuning() in allgather_osu.c).
+MVAPICH2_ALLGATHER_BYTES = ((128, 2048), (256, 1024), (None, 512))
+
+
+class Mvapich2Defaults(MpichDefaults):
+    """MVAPICH2 1.x's default choice (src/mpi/coll/allgather_osu.c): an
+    allgather whose contribution per process is at most the switch point
+    for its communicator's size (2 KiB up to 128 processes, 1 KiB up to
+    256, 512 B beyond) takes recursive doubling on a power-of-two count
+    and Bruck's algorithm otherwise, log2 N stages either way; anything
+    larger goes around the ring, N - 1 stages. Its reduce-scatter keeps
+    MPICH's rule and switch point (MPIR_RED_SCAT_LONG_MSG, 512 KiB)."""
+
+    name = "mvapich2"
+    description = "MVAPICH2 1.x's default choice: rings above 512 B-2 KiB per process, pairwise reduce-scatters above 512 KiB"
+
+    def allgather_stages(self, nodes: int, total_bytes: float) -> int:
+        if nodes <= 1:
+            return 0
+        switch = next(size for limit, size in MVAPICH2_ALLGATHER_BYTES if limit is None or nodes <= limit)
+        return collective_stages(nodes) if total_bytes / nodes <= switch else nodes - 1
+
+
 COLLECTIVE_ALGORITHMS: dict[str, CollectiveAlgorithms] = {
-    algorithms.name: algorithms for algorithms in (LogStages(), MpichDefaults())}
+    algorithms.name: algorithms for algorithms in (LogStages(), MpichDefaults(), Mvapich2Defaults())}
 DEFAULT_COLLECTIVE_ALGORITHMS = LogStages.name
 
 
