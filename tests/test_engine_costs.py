@@ -79,14 +79,16 @@ def test_mpich_algorithms_follow_mpichs_switch_points():
     """MPICH's allgather.c and reduce_scatter.c (Thakur, Rabenseifner and
     Gropp 2005): recursive doubling below 512 KiB on 2^k nodes, Bruck below
     80 KiB on any count, else a ring of N - 1 steps; a commutative
-    reduce-scatter halves recursively below 512 KiB, else pairs N - 1 times."""
+    reduce-scatter halves recursively below 512 KiB (floor(log2 N) + 2 steps
+    on other counts), else pairs N - 1 times."""
     mpich = COLLECTIVE_ALGORITHMS["mpich"]
     assert mpich.allgather_stages(64, 64 * 1024) == 6            # 2^6 nodes, 64 KiB: recursive doubling
     assert mpich.allgather_stages(64, 524_288) == 63             # at the long switch point: ring
     assert mpich.allgather_stages(100, 81_919) == 7              # Bruck: ceil(log2 100)
     assert mpich.allgather_stages(100, 81_920) == 99             # not 2^k, not short: ring
     assert mpich.allgather_stages(40_768, 40_768 * 2048) == 40_767  # Sunway's bottom-up hub bitmaps
-    assert mpich.reduce_scatter_stages(40_768, 524_287) == 16
+    assert mpich.reduce_scatter_stages(40_768, 524_287) == 15 + 2  # floor(log2 40,768) + 2, not a power of two
+    assert mpich.reduce_scatter_stages(32_768, 524_287) == 15      # 2^15 nodes: recursive halving
     assert mpich.reduce_scatter_stages(40_768, 524_288) == 40_767
     assert mpich.allgather_stages(1, 1e9) == mpich.reduce_scatter_stages(1, 1e9) == 0
     # MVAPICH2 1.x switches on each process's share: 512 B beyond 256 processes

@@ -152,12 +152,15 @@ class MpichDefaults(CollectiveAlgorithms):
       a power-of-two N; Bruck's algorithm (log2 N stages) below 80 KiB on
       any N; otherwise a ring, N - 1 stages, because its nearest-neighbour
       steps beat recursive doubling for long messages on real networks;
-    * reduce-scatter with a commutative operation: recursive halving (log2
-      N stages) below 512 KiB in all, otherwise pairwise exchange, N - 1
-      stages.
+    * reduce-scatter with a commutative operation: recursive halving below
+      512 KiB in all (log2 N stages on a power-of-two N, floor(log2 N) + 2
+      otherwise: MPICH's reduce_scatter_intra_recursive_halving), otherwise
+      pairwise exchange, N - 1 stages.
 
     So a large allgather over many nodes costs (N - 1) stage latencies: a
-    latency that grows with the node count, not with its logarithm."""
+    latency that grows with the node count, not with its logarithm. Other
+    libraries decide differently (:class:`Mvapich2Defaults`; Open MPI's
+    tuned component has rules of its own)."""
 
     name = "mpich"
     description = "MPICH's default choice by size: rings and pairwise exchanges (N - 1 stages) for large collectives"
@@ -173,13 +176,19 @@ class MpichDefaults(CollectiveAlgorithms):
     def reduce_scatter_stages(self, nodes: int, total_bytes: float) -> int:
         if nodes <= 1:
             return 0
-        return collective_stages(nodes) if total_bytes < MPICH_REDUCE_SCATTER_LONG_BYTES else nodes - 1
+        if total_bytes >= MPICH_REDUCE_SCATTER_LONG_BYTES:
+            return nodes - 1
+        power_of_two = nodes & (nodes - 1) == 0
+        # a count that is not a power of two first folds the extra nodes in and last hands their results back
+        return collective_stages(nodes) if power_of_two else nodes.bit_length() - 1 + 2
 
 
 # MVAPICH2 1.x's allgather switch points, in bytes of one process's
 # contribution, by communicator size: up to 128, up to 256, and more
-# processes (mv2_tuning_table[ALLGATHER_ID] in src/mpi/coll/ch3_shmem_coll.c,
-# read through allgather_tuning() in allgather_osu.c).
+# processes (mv2_tuning_table[ALLGATHER_ID] = {2048, 1024, 512} in
+# src/mpi/coll/ch3_shmem_coll.c, read through allgather_tuning() in the
+# 2011 allgather_osu.c; an earlier 1.x cut at 32 and 128 processes instead;
+# beyond the last cut both take 512 B).
 MVAPICH2_ALLGATHER_BYTES = ((128, 2048), (256, 1024), (None, 512))
 
 
@@ -189,8 +198,9 @@ class Mvapich2Defaults(MpichDefaults):
     for its communicator's size (2 KiB up to 128 processes, 1 KiB up to
     256, 512 B beyond) takes recursive doubling on a power-of-two count
     and Bruck's algorithm otherwise, log2 N stages either way; anything
-    larger goes around the ring, N - 1 stages. Its reduce-scatter keeps
-    MPICH's rule and switch point (MPIR_RED_SCAT_LONG_MSG, 512 KiB)."""
+    larger goes around the ring, N - 1 stages. Its reduce-scatter is taken
+    as MPICH's rule: its header defines the same long-message switch point
+    (MPIR_RED_SCAT_LONG_MSG, 512 KiB), but its selection code was not found."""
 
     name = "mvapich2"
     description = "MVAPICH2 1.x's default choice: rings above 512 B-2 KiB per process, pairwise reduce-scatters above 512 KiB"
@@ -202,9 +212,9 @@ class Mvapich2Defaults(MpichDefaults):
         return collective_stages(nodes) if total_bytes / nodes <= switch else nodes - 1
 
 
+# by name, as machine files choose them (collectives.algorithm; model.CollectiveModel's default is "log-stages")
 COLLECTIVE_ALGORITHMS: dict[str, CollectiveAlgorithms] = {
     algorithms.name: algorithms for algorithms in (LogStages(), MpichDefaults(), Mvapich2Defaults())}
-DEFAULT_COLLECTIVE_ALGORITHMS = LogStages.name
 
 
 def barrier_time(model: CollectiveModel, nodes: int) -> float:
