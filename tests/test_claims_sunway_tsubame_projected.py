@@ -1,0 +1,120 @@
+"""Sunway TaihuLight's and TSUBAME 2.0's system claims at the papers' sizes,
+projected as a user would (`simbfs run ... --mode project`), each against
+its value and tolerance in ../shared/reference/claims.yaml.
+
+These are the acceptance lines of the Sunway and TSUBAME issues. A known
+miss is an expected failure whose reason gives the measured error and
+points to its explanation in docs/validation.md. Slow (2-25 s each): run
+with ``--runslow``."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import pytest
+
+from simbfs.claims import claim
+from simbfs.cli import main
+
+pytestmark = pytest.mark.slow
+
+
+@lru_cache(maxsize=None)
+def _projected(machine: str, nodes: int, scale: int, algorithm: str, roots: int, profile_scale: int) -> dict:
+    """The result document of one projection (cached: several tests read the same run)."""
+    import tempfile
+    from pathlib import Path
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "run.json"
+        assert main(["run", machine, "--nodes", str(nodes), "--scale", str(scale), "--algorithm", algorithm,
+                     "--mode", "project", "--roots", str(roots), "--profile-scale", str(profile_scale),
+                     "--quiet", "--json", str(out)]) == 0
+        document = json.loads(out.read_text())
+    assert document["mode"] == "projected"
+    return document
+
+
+def _within_claim(value: float, claim_id: str) -> None:
+    c = claim(claim_id)
+    assert value == pytest.approx(c["value"], rel=c["tolerance"]), (claim_id, value, c["value"])
+
+
+# ------------------------------------------------------------------ Sunway
+
+def _sunway_gteps(scale: int) -> float:
+    """lin1d at the full 40,768 nodes, as docs/validation.md runs it (scale-20 profile, 16 roots)."""
+    return _projected("sunway_taihulight", 40768, scale, "lin1d", 16, 20)["teps"]["harmonic_mean"] / 1e9
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known miss (sunway.headline, 23,755.7 GTEPS +-15%): projected 40,329 GTEPS, +70%. Three claims say the "
+    "CPE clusters' module work is priced 3-5x too cheaply, and the hub gathers' cost at the full machine "
+    "depends on an MPI reading (-63% to +11% with ring collectives) (docs/validation.md, 'Three claims "
+    "point the same way', 'Sunway hub gathers with MPI collectives')"))
+def test_the_sunway_headline_is_within_its_claim():
+    _within_claim(_sunway_gteps(40), "sunway.headline")
+
+
+# "nearly four times": within 25%, the rule experiments/sunway_taihulight/fig12.py applies
+NEARLY_FOUR = (3.0, 5.0)
+
+
+def test_at_40768_nodes_6_5m_vertices_a_node_is_nearly_4x_1_6m():
+    """sunway.weak_scaling, the half that holds (measured 15,122 / 4,328 = 3.5x)."""
+    ratio = _sunway_gteps(38) / _sunway_gteps(36)
+    assert NEARLY_FOUR[0] <= ratio <= NEARLY_FOUR[1], ratio
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known miss (sunway.weak_scaling): 26.2M over 6.5M vertices a node is 40,329 / 15,122 = 2.7x at 40,768 "
+    "nodes, not nearly 4x: the model's fixed cost of a search (0.25 s) is smaller than the paper's (about "
+    "0.74 s at every size); with an MPI library's ring collectives it is reproduced (docs/validation.md, "
+    "'Sunway hub gathers with MPI collectives')"))
+def test_at_40768_nodes_26_2m_vertices_a_node_is_nearly_4x_6_5m():
+    ratio = _sunway_gteps(40) / _sunway_gteps(38)
+    assert NEARLY_FOUR[0] <= ratio <= NEARLY_FOUR[1], ratio
+
+
+# ----------------------------------------------------------------- TSUBAME
+
+def _tsubame(algorithm: str, gpus: int, scale: int) -> dict:
+    """ueno2d on TSUBAME 2.0, from scale-18 profiles (the figures' profile
+    scale) with 16 roots: the kernel share at 4,096 GPUs moves by several
+    points with the roots (54.4% with Fig. 10's 4, 46.9% with 8, 49.7% with 16)."""
+    return _projected("tsubame2", gpus, scale, algorithm, 16, 18)
+
+
+def _kernel_share(document: dict) -> float:
+    """Kernel time over BFS time, summed over the levels of all roots
+    (experiments/tsubame2/fig10.py's measure)."""
+    kernel = sum(level["compute_s"] for level in document["levels"])
+    total = sum(level["time_s"] for level in document["levels"])
+    return kernel / total
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known miss (tsubame.headline, median 317 GTEPS +-15%): projected 1,281 GTEPS (1,296 from scale-20 "
+    "profiles), +304-309%. The model's "
+    "communication is about 4.6x and its kernels about 3.5x faster than the paper's breakdown implies, for want "
+    "of measurements of MVAPICH2 on TSUBAME's fabric and of Fermi's random accesses (docs/validation.md, "
+    "'Why the GPU headline is 4.3x too fast')"))
+def test_the_tsubame_headline_median_is_within_its_claim():
+    _within_claim(_tsubame("ueno2d", 4096, 35)["teps"]["median"] / 1e9, "tsubame.headline")
+
+
+def test_the_cpu_version_is_within_its_claim():
+    """tsubame.cpu (192.3 GTEPS median from these scale-18 profiles, -8.9%;
+    198.9 from scale-20 profiles, -5.7%)."""
+    _within_claim(_tsubame("ueno2d:device=cpu", 4096, 35)["teps"]["median"] / 1e9, "tsubame.cpu")
+
+
+def test_kernel_time_is_71_percent_at_256_gpus():
+    """tsubame.comm_share's first part (tolerance 20%, relative; measured 72.4%)."""
+    assert _kernel_share(_tsubame("ueno2d", 256, 31)) == pytest.approx(0.71, rel=claim("tsubame.comm_share")["tolerance"])
+
+
+def test_kernel_time_is_42_percent_at_4096_gpus():
+    """tsubame.comm_share's second part (tolerance 20%, relative; measured
+    49.7%, +18%: near the edge, and 54.4% with Fig. 10's 4 roots)."""
+    assert _kernel_share(_tsubame("ueno2d", 4096, 35)) == pytest.approx(0.42, rel=claim("tsubame.comm_share")["tolerance"])
