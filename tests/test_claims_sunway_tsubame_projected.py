@@ -81,7 +81,7 @@ def test_at_40768_nodes_26_2m_vertices_a_node_is_nearly_4x_6_5m():
 def _tsubame(algorithm: str, gpus: int, scale: int) -> dict:
     """ueno2d on TSUBAME 2.0, from scale-18 profiles (the figures' profile
     scale) with 16 roots: the kernel share at 4,096 GPUs moves by several
-    points with the roots (54.4% with Fig. 10's 4, 46.9% with 8, 49.7% with 16)."""
+    points with the roots (54.4% with 4, 46.9% with 8, 49.7% with 16)."""
     return _projected("tsubame2", gpus, scale, algorithm, 16, 18)
 
 
@@ -116,5 +116,5 @@ def test_kernel_time_is_71_percent_at_256_gpus():
 
 def test_kernel_time_is_42_percent_at_4096_gpus():
     """tsubame.comm_share's second part (tolerance 20%, relative; measured
-    49.7%, +18%: near the edge, and 54.4% with Fig. 10's 4 roots)."""
+    49.7%, +18%: near the edge, and 54.4% with 4 roots)."""
     assert _kernel_share(_tsubame("ueno2d", 4096, 35)) == pytest.approx(0.42, rel=claim("tsubame.comm_share")["tolerance"])
