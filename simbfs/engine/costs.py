@@ -108,7 +108,6 @@ class CollectiveAlgorithms:
     :func:`collective_stages` under every algorithm."""
 
     name = ""
-    description = ""
 
     def allgather_stages(self, nodes: int, total_bytes: float) -> int:
         raise NotImplementedError
@@ -124,7 +123,6 @@ class LogStages(CollectiveAlgorithms):
     small ones."""
 
     name = "log-stages"
-    description = "every collective in log2(N) stages, whatever its size"
 
     def allgather_stages(self, nodes: int, total_bytes: float) -> int:
         return collective_stages(nodes)
@@ -145,8 +143,8 @@ MPICH_REDUCE_SCATTER_LONG_BYTES = 524_288
 class MpichDefaults(CollectiveAlgorithms):
     """MPICH's default choice of algorithm by size (Thakur, Rabenseifner and
     Gropp, "Optimization of collective communication operations in MPICH",
-    IJHPCA 2005; MPICH src/mpi/coll/allgather and reduce_scatter), which
-    MVAPICH2 and most vendor MPIs inherit:
+    IJHPCA 2005; MPICH src/mpi/coll/allgather and reduce_scatter), the
+    starting point of the libraries derived from MPICH:
 
     * allgather: recursive doubling (log2 N stages) below 512 KiB in all on
       a power-of-two N; Bruck's algorithm (log2 N stages) below 80 KiB on
@@ -163,7 +161,6 @@ class MpichDefaults(CollectiveAlgorithms):
     tuned component has rules of its own)."""
 
     name = "mpich"
-    description = "MPICH's default choice by size: rings and pairwise exchanges (N - 1 stages) for large collectives"
 
     def allgather_stages(self, nodes: int, total_bytes: float) -> int:
         if nodes <= 1:
@@ -203,7 +200,6 @@ class Mvapich2Defaults(MpichDefaults):
     (MPIR_RED_SCAT_LONG_MSG, 512 KiB), but its selection code was not found."""
 
     name = "mvapich2"
-    description = "MVAPICH2 1.x's default choice: rings above 512 B-2 KiB per process, pairwise reduce-scatters above 512 KiB"
 
     def allgather_stages(self, nodes: int, total_bytes: float) -> int:
         if nodes <= 1:
