@@ -10,7 +10,9 @@ with ``--runslow``."""
 from __future__ import annotations
 
 import json
+import tempfile
 from functools import lru_cache
+from pathlib import Path
 
 import pytest
 
@@ -23,8 +25,6 @@ pytestmark = pytest.mark.slow
 @lru_cache(maxsize=None)
 def _projected(machine: str, nodes: int, scale: int, algorithm: str, roots: int, profile_scale: int) -> dict:
     """The result document of one projection (cached: several tests read the same run)."""
-    import tempfile
-    from pathlib import Path
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "run.json"
         assert main(["run", machine, "--nodes", str(nodes), "--scale", str(scale), "--algorithm", algorithm,

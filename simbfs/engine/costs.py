@@ -233,8 +233,8 @@ def allgather_time(model: CollectiveModel, nodes: int, total_bytes: float) -> fl
     stages x stage latency + total x (N - 1) / N / bandwidth."""
     if nodes == 1:
         return 0.0
-    stages = COLLECTIVE_ALGORITHMS[model.algorithm].allgather_stages(nodes, total_bytes)
-    return stages * model.stage_latency_s + total_bytes * (nodes - 1) / nodes / model.bandwidth_Bps
+    return _staged_time(model, nodes, COLLECTIVE_ALGORITHMS[model.algorithm].allgather_stages(nodes, total_bytes),
+                        total_bytes)
 
 
 def reduce_scatter_time(model: CollectiveModel, nodes: int, total_bytes: float) -> float:
@@ -246,7 +246,13 @@ def reduce_scatter_time(model: CollectiveModel, nodes: int, total_bytes: float) 
     transfers."""
     if nodes == 1:
         return 0.0
-    stages = COLLECTIVE_ALGORITHMS[model.algorithm].reduce_scatter_stages(nodes, total_bytes)
+    return _staged_time(model, nodes,
+                        COLLECTIVE_ALGORITHMS[model.algorithm].reduce_scatter_stages(nodes, total_bytes), total_bytes)
+
+
+def _staged_time(model: CollectiveModel, nodes: int, stages: int, total_bytes: float) -> float:
+    """An allgather's or reduce-scatter's price: its stages' latency and
+    the (N - 1) / N of the total that passes through every node."""
     return stages * model.stage_latency_s + total_bytes * (nodes - 1) / nodes / model.bandwidth_Bps
 
 

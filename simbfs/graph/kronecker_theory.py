@@ -36,7 +36,6 @@ where duplicates cap the hubs, and approach those rates slowly.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -143,7 +142,7 @@ def record_line_bytes(shares, block_means, line_bytes: float, header_bytes: floa
     return math.fsum(shares * cost) / weight
 
 
-@functools.lru_cache(maxsize=64)  # a pure function of scalars, asked for at every pricing of a level
+@lru_cache(maxsize=64)  # a pure function of scalars, asked for at every pricing of a level
 def header_line_bytes(scale: int, threads: int, line_bytes: float, header_bytes: float, entry_bytes: float,
                       edgefactor: int = 16) -> float:
     """record_line_bytes of cp1d's layout of a Kronecker graph: a class-j
