@@ -197,7 +197,14 @@ class Mvapich2Defaults(MpichDefaults):
     and Bruck's algorithm otherwise, log2 N stages either way; anything
     larger goes around the ring, N - 1 stages. Its reduce-scatter is taken
     as MPICH's rule: its header defines the same long-message switch point
-    (MPIR_RED_SCAT_LONG_MSG, 512 KiB), but its selection code was not found."""
+    (MPIR_RED_SCAT_LONG_MSG, 512 KiB), but its selection code was not found.
+
+    MVAPICH2 2.x decides differently again, from tuning tables by processes
+    per node, communicator size and bytes per process; with one process per
+    node its InfiniBand tables keep recursive doubling or Bruck's algorithm
+    up to 64-128 KiB a process, and its reduce-scatter takes recursive
+    halving beyond 128 processes, which :class:`LogStages` prices
+    (machines/sunway_taihulight.yaml says where)."""
 
     name = "mvapich2"
 

@@ -192,8 +192,9 @@ SCHEMA = Section(
             fields={
                 # the names come from simbfs.engine.costs.COLLECTIVE_ALGORITHMS: see machine_schema()
                 "algorithm": Choice((), "How many stages a collective takes: log-stages (log2(N) for every "
-                                        "collective, the default), mpich or mvapich2 (those libraries' default "
-                                        "choice by size: N - 1 for large allgathers and reduce-scatters).",
+                                        "collective, the default), mpich or mvapich2 (MPICH's and MVAPICH2 1.x's "
+                                        "default choice by size: N - 1 for large allgathers and "
+                                        "reduce-scatters).",
                                  optional=True),
                 "stage_latency": Param("time", "Latency of one stage of a collective (one step of a ring, "
                                                 "one round of recursive doubling)."),
