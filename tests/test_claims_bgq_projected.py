@@ -1,6 +1,7 @@
 """BlueGene/Q's system claims at the paper's sizes, projected as a user
 would (`simbfs run ... --mode project`: a scale-20 profile, 8 roots), each
-against its value and tolerance in ../shared/reference/claims.yaml.
+against its value and tolerance in ../shared/reference/claims.yaml, and the
+calibrated model against three other public results (the July 2015 list).
 
 These are the BlueGene/Q accuracy issue's acceptance lines. A known miss is
 an expected failure whose reason gives the measured error and points to
@@ -79,3 +80,26 @@ def test_the_4096_node_1d_point_is_within_its_claim(tmp_path):
     "L2 thrashing (docs/validation.md, 'Why the 2D projection is about 2x the paper')"))
 def test_the_4096_node_2d_point_is_within_its_claim(tmp_path):
     _within_claim(_harmonic_mean_gteps(tmp_path, "bluegene_q", 4096, 32, "cp2d", roots=16), "bgq.2d.4096")
+
+
+# Other public BlueGene/Q results, not claims of the paper: the Graph500
+# list of July 2015 as copied by linuxpilot.com ("linux-graph500"; nodes,
+# scale, GTEPS). The same team's later code; nothing was set from them
+# (docs/validation.md, "Other public BlueGene/Q results").
+JULY_2015_LIST = {
+    "Fermi": (8192, 37, 2567.0),
+    "JUQUEEN": (16384, 38, 5848.0),
+    "Mira": (49152, 40, 14982.0),
+}
+# the issue's bar for the calibrated headline, applied to the other sizes
+CALIBRATED_BAR = 0.15
+
+
+@pytest.mark.parametrize("system", sorted(JULY_2015_LIST))
+def test_calibrated_on_4096_nodes_other_public_results_are_within_15_percent(tmp_path, system):
+    """The header cost fitted to bgq.1d.4096 alone, carried to three other
+    machine sizes (measured 2026-11-27: Fermi 2,810 GTEPS +9.4%, JUQUEEN
+    5,376 -8.1%, Mira 13,906 -7.2%)."""
+    nodes, scale, listed = JULY_2015_LIST[system]
+    gteps = _harmonic_mean_gteps(tmp_path, "bluegene_q_calibrated", nodes, scale, "cp1d-spi")
+    assert gteps == pytest.approx(listed, rel=CALIBRATED_BAR), (system, gteps, listed)
