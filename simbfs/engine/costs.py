@@ -202,8 +202,9 @@ class Mvapich2Defaults(MpichDefaults):
     MVAPICH2 2.x decides differently again, from tuning tables by processes
     per node, communicator size and bytes per process; with one process per
     node its InfiniBand tables keep recursive doubling or Bruck's algorithm
-    up to 64-128 KiB a process, and its reduce-scatter takes recursive
-    halving beyond 128 processes, which :class:`LogStages` prices
+    below 128-256 KiB a process, and its reduce-scatter takes recursive
+    halving for totals above 256 B beyond 256 processes, which
+    :class:`LogStages` prices
     (machines/sunway_taihulight.yaml says where)."""
 
     name = "mvapich2"
