@@ -102,6 +102,39 @@ def test_mpich_algorithms_follow_mpichs_switch_points():
     assert log.allgather_stages(40_768, 1e9) == log.reduce_scatter_stages(40_768, 1e9) == 16
 
 
+def test_recursive_halving_by_hand():
+    """MPICH's and MVAPICH2's recursive halving. On 6 nodes (P = 4, r = 2):
+    ranks 0 and 2 send their whole vector to 1 and 3 (1 stage), 4 nodes
+    halve (2 stages, 3/4 of the total), 1 and 3 hand 0's and 2's segments
+    back (1 stage, 1/6 of the total): 4 stages, 1 + 3/4 + 1/6 of the
+    total. On 8 nodes: 3 stages, 7/8 of it."""
+    from simbfs.engine.costs import recursive_halving
+    assert recursive_halving(6, 600.0) == (4, pytest.approx(600 + 450 + 100))
+    assert recursive_halving(8, 800.0) == (3, pytest.approx(700))
+    # the Sunway headline's 40,768 nodes: 32,768 + 8,000, so 15 + 2 stages
+    assert recursive_halving(40_768, 1.0) == (17, pytest.approx(1 + 32_767 / 32_768 + 1 / 40_768))
+
+
+def test_mvapich2_22_follows_its_tables():
+    """MVAPICH2 2.2's fallback tables, one process per node (the files are
+    named in simbfs/engine/costs.py): allgather by a process's bytes,
+    reduce-scatter by the total, the last row beyond the table."""
+    lib = COLLECTIVE_ALGORITHMS["mvapich2-2.2"]
+    n = 40_768
+    assert lib.allgather_stages(n, n * 2_064) == 16                 # Bruck
+    assert lib.allgather_stages(n, n * 131_071) == 16               # recursive doubling below 128 KiB
+    assert lib.allgather_stages(n, n * 131_072) == n - 1            # the ring from 128 KiB
+    assert lib.allgather_stages(16, 16 * 131_072) == 4              # the 16-process row rings from 256 KiB
+    assert lib.reduce_scatter_stages(n, 84e6) == 17                 # recursive halving
+    assert lib.reduce_scatter_bytes(n, 84e6) == pytest.approx(84e6 * (1 + 32_767 / 32_768 + 1 / n))
+    assert lib.reduce_scatter_stages(64, 262_145) == 63             # pairwise above 256 KiB at 64 processes
+    assert lib.reduce_scatter_bytes(64, 262_145) == pytest.approx(262_145 * 63 / 64)
+    assert lib.reduce_scatter_stages(n, 256) == 32                  # basic: a reduce and a scatter
+    assert lib.reduce_scatter_bytes(n, 256) == pytest.approx(256 * 16 + 256 * (n - 1) / n)
+    # a power of two halves without the fold-in: the bandwidth-optimal bytes
+    assert lib.reduce_scatter_bytes(4096, 84e6) == pytest.approx(84e6 * 4095 / 4096)
+
+
 def test_a_ring_allgather_pays_a_stage_per_other_node():
     """The closed form of a ring (Thakur et al. 2005): (N - 1) alpha +
     (N - 1) / N x n beta, against log2 N alpha + the same bandwidth term."""

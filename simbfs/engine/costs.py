@@ -101,10 +101,10 @@ def collective_stages(nodes: int) -> int:
 class CollectiveAlgorithms:
     """How a machine's collectives are carried out: how many latency-bound
     stages an allgather and a reduce-scatter of ``total_bytes`` over
-    ``nodes`` nodes take. Every algorithm here moves the bandwidth-optimal
-    (N - 1) / N of the total through each node, so the stages are all that
-    differ between them; the price is :func:`allgather_time` and
-    :func:`reduce_scatter_time`. Barriers and allreduces take
+    ``nodes`` nodes take. Every allgather here moves the bandwidth-optimal
+    (N - 1) / N of the total through each node, so its stages are all that
+    differ; a reduce-scatter may move more (``reduce_scatter_bytes``). The
+    price is :func:`allgather_time` and :func:`reduce_scatter_time`. Barriers and allreduces take
     :func:`collective_stages` under every algorithm."""
 
     name = ""
@@ -114,6 +114,12 @@ class CollectiveAlgorithms:
 
     def reduce_scatter_stages(self, nodes: int, total_bytes: float) -> int:
         raise NotImplementedError
+
+    def reduce_scatter_bytes(self, nodes: int, total_bytes: float) -> float:
+        """Bytes on the critical path of a reduce-scatter: the
+        bandwidth-optimal (N - 1) / N of the total, unless the algorithm
+        moves more (:func:`recursive_halving`)."""
+        return total_bytes * (nodes - 1) / nodes
 
 
 class LogStages(CollectiveAlgorithms):
@@ -152,7 +158,7 @@ class MpichDefaults(CollectiveAlgorithms):
       steps beat recursive doubling for long messages on real networks;
     * reduce-scatter with a commutative operation: recursive halving below
       512 KiB in all (log2 N stages on a power-of-two N, floor(log2 N) + 2
-      otherwise: MPICH's reduce_scatter_intra_recursive_halving), otherwise
+      otherwise, with a whole vector more: :func:`recursive_halving`), otherwise
       pairwise exchange, N - 1 stages.
 
     So a large allgather over many nodes costs (N - 1) stage latencies: a
@@ -175,9 +181,12 @@ class MpichDefaults(CollectiveAlgorithms):
             return 0
         if total_bytes >= MPICH_REDUCE_SCATTER_LONG_BYTES:
             return nodes - 1
-        power_of_two = nodes & (nodes - 1) == 0
-        # a count that is not a power of two first folds the extra nodes in and last hands their results back
-        return collective_stages(nodes) if power_of_two else nodes.bit_length() - 1 + 2
+        return recursive_halving(nodes, total_bytes)[0]
+
+    def reduce_scatter_bytes(self, nodes: int, total_bytes: float) -> float:
+        if nodes <= 1 or total_bytes >= MPICH_REDUCE_SCATTER_LONG_BYTES:
+            return super().reduce_scatter_bytes(nodes, total_bytes)
+        return recursive_halving(nodes, total_bytes)[1]
 
 
 # MVAPICH2 1.x's allgather switch points, in bytes of one process's
@@ -216,9 +225,91 @@ class Mvapich2Defaults(MpichDefaults):
         return collective_stages(nodes) if total_bytes / nodes <= switch else nodes - 1
 
 
+def recursive_halving(nodes: int, total_bytes: float) -> tuple[int, float]:
+    """(stages, bytes on the critical path) of a commutative reduce-scatter
+    by recursive halving (MPICH's reduce_scatter_intra_recursive_halving;
+    MVAPICH2's MPIR_Reduce_scatter_Rec_Halving_MV2): on N = P + r nodes,
+    P the largest power of two not above N, the first 2r nodes pair up and
+    each even one sends its whole vector to the next (one stage, the whole
+    total), log2 P halving stages move (P - 1) / P of it, and each odd one
+    hands its partner's segment back (one stage, total / N). On a power of
+    two: log2 N stages and (N - 1) / N of the total."""
+    pof2 = 1 << (nodes.bit_length() - 1)
+    halving = total_bytes * (pof2 - 1) / pof2
+    if pof2 == nodes:
+        return pof2.bit_length() - 1, halving
+    return pof2.bit_length() - 1 + 2, total_bytes + halving + total_bytes / nodes
+
+
+# MVAPICH2 2.2's tables for a CPU the library does not recognise (its final
+# else: "Stampede Table"), one process per node. Allgather
+# (src/mpi/coll/tuning/allgather/gen2_INTEL_XEON_E5_2680_16_MLX_CX_FDR_1ppn.h),
+# by communicator size up to the row's process count: bytes a process from
+# which it takes the ring (Bruck's algorithm or recursive doubling below;
+# the row of 2 processes rings at every size, one stage either way).
+MVAPICH2_22_ALLGATHER_RING_FROM = ((4, 524_288), (8, 131_072), (16, 262_144), (None, 131_072))
+# Reduce-scatter (src/mpi/coll/red_scat_tuning.c, the generic table), on the
+# total bytes: up to the row's process count, (basic up to, recursive
+# halving up to; pairwise exchange above; None: no pairwise).
+MVAPICH2_22_REDUCE_SCATTER = ((8, 256, 16_384), (16, 64, 65_536), (32, 64, 131_072), (64, 1024, 262_144),
+                              (128, 128, None), (256, 128, None), (None, 256, None))
+
+
+def _table_row(rows, nodes: int):
+    """The first row whose process count is at least ``nodes``; the last
+    row for larger communicators ("use largest available")."""
+    return next(row for row in rows if row[0] is None or nodes <= row[0])
+
+
+class Mvapich22Tables(CollectiveAlgorithms):
+    """MVAPICH2 2.2's choice with one process per node on a CPU it does not
+    recognise, from its tuning tables (read in the public mirror
+    kumattau/mvapich2; the module constants name the files). The table's
+    row is the first whose process count covers the communicator, or the
+    last one; the allgather looks up a process's share of the bytes, the
+    reduce-scatter the total:
+
+    * allgather: Bruck's algorithm or recursive doubling, log2 N stages
+      (recursive doubling's few fix-up rounds on a count that is not a
+      power of two are neglected), below the row's ring switch; the ring,
+      N - 1 stages, from it (128 KiB a process beyond 16 processes);
+    * reduce-scatter: the basic algorithm (a reduce and a scatter, 2 log2 N
+      stages) for the smallest totals, recursive halving
+      (:func:`recursive_halving`, whose first step moves the whole vector
+      on a count that is not a power of two) above them, and pairwise
+      exchange, N - 1 stages, above the row's switch where it has one (up
+      to 64 processes)."""
+
+    name = "mvapich2-2.2"
+
+    def allgather_stages(self, nodes: int, total_bytes: float) -> int:
+        if nodes <= 1:
+            return 0
+        if nodes <= 2:
+            return 1
+        ring_from = _table_row(MVAPICH2_22_ALLGATHER_RING_FROM, nodes)[1]
+        return nodes - 1 if total_bytes / nodes >= ring_from else collective_stages(nodes)
+
+    def _reduce_scatter(self, nodes: int, total_bytes: float) -> tuple[int, float]:
+        _, basic_up_to, halving_up_to = _table_row(MVAPICH2_22_REDUCE_SCATTER, nodes)
+        if total_bytes <= basic_up_to:
+            # a binomial reduce (the root takes a whole vector a stage) and a scatter
+            stages = collective_stages(nodes)
+            return 2 * stages, total_bytes * stages + total_bytes * (nodes - 1) / nodes
+        if halving_up_to is None or total_bytes <= halving_up_to:
+            return recursive_halving(nodes, total_bytes)
+        return nodes - 1, total_bytes * (nodes - 1) / nodes
+
+    def reduce_scatter_stages(self, nodes: int, total_bytes: float) -> int:
+        return self._reduce_scatter(nodes, total_bytes)[0] if nodes > 1 else 0
+
+    def reduce_scatter_bytes(self, nodes: int, total_bytes: float) -> float:
+        return self._reduce_scatter(nodes, total_bytes)[1] if nodes > 1 else 0.0
+
+
 # by name, as machine files choose them (collectives.algorithm; model.CollectiveModel's default is "log-stages")
 COLLECTIVE_ALGORITHMS: dict[str, CollectiveAlgorithms] = {
-    algorithms.name: algorithms for algorithms in (LogStages(), MpichDefaults(), Mvapich2Defaults())}
+    algorithms.name: algorithms for algorithms in (LogStages(), MpichDefaults(), Mvapich2Defaults(), Mvapich22Tables())}
 
 
 def barrier_time(model: CollectiveModel, nodes: int) -> float:
@@ -251,11 +342,13 @@ def reduce_scatter_time(model: CollectiveModel, nodes: int, total_bytes: float) 
     N of the total through every node, in the stages the machine's
     collective algorithms take for a reduce-scatter. The reduction itself
     (an OR of bitmaps, a sum of counts) is taken to hide under the
-    transfers."""
+    transfers. An algorithm may move more than (N - 1) / N of the total
+    (``CollectiveAlgorithms.reduce_scatter_bytes``)."""
     if nodes == 1:
         return 0.0
-    return _staged_time(model, nodes,
-                        COLLECTIVE_ALGORITHMS[model.algorithm].reduce_scatter_stages(nodes, total_bytes), total_bytes)
+    algorithms = COLLECTIVE_ALGORITHMS[model.algorithm]
+    return (algorithms.reduce_scatter_stages(nodes, total_bytes) * model.stage_latency_s
+            + algorithms.reduce_scatter_bytes(nodes, total_bytes) / model.bandwidth_Bps)
 
 
 def _staged_time(model: CollectiveModel, nodes: int, stages: int, total_bytes: float) -> float:

@@ -194,7 +194,8 @@ SCHEMA = Section(
                 "algorithm": Choice((), "How many stages a collective takes: log-stages (log2(N) for every "
                                         "collective, the default), mpich or mvapich2 (MPICH's and MVAPICH2 1.x's "
                                         "default choice by size: N - 1 for large allgathers and "
-                                        "reduce-scatters).",
+                                        "reduce-scatters), mvapich2-2.2 (MVAPICH2 2.2's tuning tables "
+                                        "for one process per node).",
                                  optional=True),
                 "stage_latency": Param("time", "Latency of one stage of a collective (one step of a ring, "
                                                 "one round of recursive doubling)."),
