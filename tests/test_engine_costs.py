@@ -87,19 +87,19 @@ def test_mpich_algorithms_follow_mpichs_switch_points():
     assert mpich.allgather_stages(100, 81_919) == 7              # Bruck: ceil(log2 100)
     assert mpich.allgather_stages(100, 81_920) == 99             # not 2^k, not short: ring
     assert mpich.allgather_stages(40_768, 40_768 * 2048) == 40_767  # Sunway's bottom-up hub bitmaps
-    assert mpich.reduce_scatter_stages(40_768, 524_287) == 15 + 2  # floor(log2 40,768) + 2, not a power of two
-    assert mpich.reduce_scatter_stages(32_768, 524_287) == 15      # 2^15 nodes: recursive halving
-    assert mpich.reduce_scatter_stages(40_768, 524_288) == 40_767
-    assert mpich.allgather_stages(1, 1e9) == mpich.reduce_scatter_stages(1, 1e9) == 0
+    assert mpich.reduce_scatter(40_768, 524_287)[0] == 15 + 2  # floor(log2 40,768) + 2, not a power of two
+    assert mpich.reduce_scatter(32_768, 524_287)[0] == 15      # 2^15 nodes: recursive halving
+    assert mpich.reduce_scatter(40_768, 524_288)[0] == 40_767
+    assert mpich.allgather_stages(1, 1e9) == mpich.reduce_scatter(1, 1e9)[0] == 0
     # MVAPICH2 1.x switches on each process's share: 512 B beyond 256 processes
     mvapich2 = COLLECTIVE_ALGORITHMS["mvapich2"]
     assert mvapich2.allgather_stages(40_768, 40_768 * 512) == 16      # Bruck: ceil(log2 40,768)
     assert mvapich2.allgather_stages(40_768, 40_768 * 2048) == 40_767  # ring
     assert mvapich2.allgather_stages(64, 64 * 2048) == 6              # 2 KiB up to 128 processes: recursive doubling
     assert mvapich2.allgather_stages(200, 200 * 1025) == 199          # above 1 KiB at 129-256 processes: ring
-    assert mvapich2.reduce_scatter_stages(40_768, 524_288) == 40_767  # MPICH's reduce-scatter rule
+    assert mvapich2.reduce_scatter(40_768, 524_288)[0] == 40_767  # MPICH's reduce-scatter rule
     log = COLLECTIVE_ALGORITHMS["log-stages"]
-    assert log.allgather_stages(40_768, 1e9) == log.reduce_scatter_stages(40_768, 1e9) == 16
+    assert log.allgather_stages(40_768, 1e9) == log.reduce_scatter(40_768, 1e9)[0] == 16
 
 
 def test_recursive_halving_by_hand():
@@ -125,14 +125,14 @@ def test_mvapich2_22_follows_its_tables():
     assert lib.allgather_stages(n, n * 131_071) == 16               # recursive doubling below 128 KiB
     assert lib.allgather_stages(n, n * 131_072) == n - 1            # the ring from 128 KiB
     assert lib.allgather_stages(16, 16 * 131_072) == 4              # the 16-process row rings from 256 KiB
-    assert lib.reduce_scatter_stages(n, 84e6) == 17                 # recursive halving
-    assert lib.reduce_scatter_bytes(n, 84e6) == pytest.approx(84e6 * (1 + 32_767 / 32_768 + 1 / n))
-    assert lib.reduce_scatter_stages(64, 262_145) == 63             # pairwise above 256 KiB at 64 processes
-    assert lib.reduce_scatter_bytes(64, 262_145) == pytest.approx(262_145 * 63 / 64)
-    assert lib.reduce_scatter_stages(n, 256) == 32                  # basic: a reduce and a scatter
-    assert lib.reduce_scatter_bytes(n, 256) == pytest.approx(256 * 16 + 256 * (n - 1) / n)
+    assert lib.reduce_scatter(n, 84e6)[0] == 17                 # recursive halving
+    assert lib.reduce_scatter(n, 84e6)[1] == pytest.approx(84e6 * (1 + 32_767 / 32_768 + 1 / n))
+    assert lib.reduce_scatter(64, 262_145)[0] == 63             # pairwise above 256 KiB at 64 processes
+    assert lib.reduce_scatter(64, 262_145)[1] == pytest.approx(262_145 * 63 / 64)
+    assert lib.reduce_scatter(n, 256)[0] == 32                  # basic: a reduce and a scatter
+    assert lib.reduce_scatter(n, 256)[1] == pytest.approx(256 * 16 + 256 * (n - 1) / n)
     # a power of two halves without the fold-in: the bandwidth-optimal bytes
-    assert lib.reduce_scatter_bytes(4096, 84e6) == pytest.approx(84e6 * 4095 / 4096)
+    assert lib.reduce_scatter(4096, 84e6)[1] == pytest.approx(84e6 * 4095 / 4096)
 
 
 def test_a_ring_allgather_pays_a_stage_per_other_node():

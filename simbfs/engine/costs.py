@@ -98,13 +98,20 @@ def collective_stages(nodes: int) -> int:
     return max(1, math.ceil(math.log2(nodes))) if nodes > 1 else 0
 
 
+def bandwidth_optimal_bytes(nodes: int, total_bytes: float) -> float:
+    """The (N - 1) / N of a collective's total that must pass through every
+    node: what a ring, recursive doubling or halving on a power of two, or
+    Bruck's algorithm moves."""
+    return total_bytes * (nodes - 1) / nodes
+
+
 class CollectiveAlgorithms:
-    """How a machine's collectives are carried out: how many latency-bound
-    stages an allgather and a reduce-scatter of ``total_bytes`` over
-    ``nodes`` nodes take. Every allgather here moves the bandwidth-optimal
-    (N - 1) / N of the total through each node, so its stages are all that
-    differ; a reduce-scatter may move more (``reduce_scatter_bytes``). The
-    price is :func:`allgather_time` and :func:`reduce_scatter_time`. Barriers and allreduces take
+    """How a machine's collectives are carried out, for ``total_bytes`` over
+    ``nodes`` (> 1) nodes: how many latency-bound stages an allgather takes
+    (every allgather here moves :func:`bandwidth_optimal_bytes`), and the
+    stages and critical-path bytes of a reduce-scatter, which may move more
+    (:func:`recursive_halving`). The price is :func:`allgather_time` and
+    :func:`reduce_scatter_time`. Barriers and allreduces take
     :func:`collective_stages` under every algorithm."""
 
     name = ""
@@ -112,14 +119,9 @@ class CollectiveAlgorithms:
     def allgather_stages(self, nodes: int, total_bytes: float) -> int:
         raise NotImplementedError
 
-    def reduce_scatter_stages(self, nodes: int, total_bytes: float) -> int:
+    def reduce_scatter(self, nodes: int, total_bytes: float) -> tuple[int, float]:
+        """(stages, bytes on the critical path) of a reduce-scatter."""
         raise NotImplementedError
-
-    def reduce_scatter_bytes(self, nodes: int, total_bytes: float) -> float:
-        """Bytes on the critical path of a reduce-scatter: the
-        bandwidth-optimal (N - 1) / N of the total, unless the algorithm
-        moves more (:func:`recursive_halving`)."""
-        return total_bytes * (nodes - 1) / nodes
 
 
 class LogStages(CollectiveAlgorithms):
@@ -133,8 +135,8 @@ class LogStages(CollectiveAlgorithms):
     def allgather_stages(self, nodes: int, total_bytes: float) -> int:
         return collective_stages(nodes)
 
-    def reduce_scatter_stages(self, nodes: int, total_bytes: float) -> int:
-        return collective_stages(nodes)
+    def reduce_scatter(self, nodes: int, total_bytes: float) -> tuple[int, float]:
+        return collective_stages(nodes), bandwidth_optimal_bytes(nodes, total_bytes)
 
 
 # MPICH's default switch points (MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE,
@@ -176,17 +178,10 @@ class MpichDefaults(CollectiveAlgorithms):
             return collective_stages(nodes)
         return nodes - 1
 
-    def reduce_scatter_stages(self, nodes: int, total_bytes: float) -> int:
-        if nodes <= 1:
-            return 0
+    def reduce_scatter(self, nodes: int, total_bytes: float) -> tuple[int, float]:
         if total_bytes >= MPICH_REDUCE_SCATTER_LONG_BYTES:
-            return nodes - 1
-        return recursive_halving(nodes, total_bytes)[0]
-
-    def reduce_scatter_bytes(self, nodes: int, total_bytes: float) -> float:
-        if nodes <= 1 or total_bytes >= MPICH_REDUCE_SCATTER_LONG_BYTES:
-            return super().reduce_scatter_bytes(nodes, total_bytes)
-        return recursive_halving(nodes, total_bytes)[1]
+            return nodes - 1, bandwidth_optimal_bytes(nodes, total_bytes)  # pairwise exchange
+        return recursive_halving(nodes, total_bytes)
 
 
 # MVAPICH2 1.x's allgather switch points, in bytes of one process's
@@ -208,13 +203,8 @@ class Mvapich2Defaults(MpichDefaults):
     as MPICH's rule: its header defines the same long-message switch point
     (MPIR_RED_SCAT_LONG_MSG, 512 KiB), but its selection code was not found.
 
-    MVAPICH2 2.x decides differently again, from tuning tables by processes
-    per node, communicator size and bytes per process; with one process per
-    node its InfiniBand tables keep recursive doubling or Bruck's algorithm
-    below 128-256 KiB a process, and its reduce-scatter takes recursive
-    halving for totals above 256 B beyond 256 processes, which
-    :class:`LogStages` prices
-    (machines/sunway_taihulight.yaml says where)."""
+    MVAPICH2 2.x decides differently again, from tuning tables:
+    :class:`Mvapich22Tables`."""
 
     name = "mvapich2"
 
@@ -235,7 +225,7 @@ def recursive_halving(nodes: int, total_bytes: float) -> tuple[int, float]:
     hands its partner's segment back (one stage, total / N). On a power of
     two: log2 N stages and (N - 1) / N of the total."""
     pof2 = 1 << (nodes.bit_length() - 1)
-    halving = total_bytes * (pof2 - 1) / pof2
+    halving = bandwidth_optimal_bytes(pof2, total_bytes)
     if pof2 == nodes:
         return pof2.bit_length() - 1, halving
     return pof2.bit_length() - 1 + 2, total_bytes + halving + total_bytes / nodes
@@ -290,21 +280,15 @@ class Mvapich22Tables(CollectiveAlgorithms):
         ring_from = _table_row(MVAPICH2_22_ALLGATHER_RING_FROM, nodes)[1]
         return nodes - 1 if total_bytes / nodes >= ring_from else collective_stages(nodes)
 
-    def _reduce_scatter(self, nodes: int, total_bytes: float) -> tuple[int, float]:
+    def reduce_scatter(self, nodes: int, total_bytes: float) -> tuple[int, float]:
         _, basic_up_to, halving_up_to = _table_row(MVAPICH2_22_REDUCE_SCATTER, nodes)
         if total_bytes <= basic_up_to:
             # a binomial reduce (the root takes a whole vector a stage) and a scatter
             stages = collective_stages(nodes)
-            return 2 * stages, total_bytes * stages + total_bytes * (nodes - 1) / nodes
+            return 2 * stages, total_bytes * stages + bandwidth_optimal_bytes(nodes, total_bytes)
         if halving_up_to is None or total_bytes <= halving_up_to:
             return recursive_halving(nodes, total_bytes)
-        return nodes - 1, total_bytes * (nodes - 1) / nodes
-
-    def reduce_scatter_stages(self, nodes: int, total_bytes: float) -> int:
-        return self._reduce_scatter(nodes, total_bytes)[0] if nodes > 1 else 0
-
-    def reduce_scatter_bytes(self, nodes: int, total_bytes: float) -> float:
-        return self._reduce_scatter(nodes, total_bytes)[1] if nodes > 1 else 0.0
+        return nodes - 1, bandwidth_optimal_bytes(nodes, total_bytes)  # pairwise exchange
 
 
 # by name, as machine files choose them (collectives.algorithm; model.CollectiveModel's default is "log-stages")
@@ -332,29 +316,21 @@ def allgather_time(model: CollectiveModel, nodes: int, total_bytes: float) -> fl
     stages x stage latency + total x (N - 1) / N / bandwidth."""
     if nodes == 1:
         return 0.0
-    return _staged_time(model, nodes, COLLECTIVE_ALGORITHMS[model.algorithm].allgather_stages(nodes, total_bytes),
-                        total_bytes)
+    stages = COLLECTIVE_ALGORITHMS[model.algorithm].allgather_stages(nodes, total_bytes)
+    return stages * model.stage_latency_s + bandwidth_optimal_bytes(nodes, total_bytes) / model.bandwidth_Bps
 
 
 def reduce_scatter_time(model: CollectiveModel, nodes: int, total_bytes: float) -> float:
     """``total_bytes`` held by every node, each receiving its own reduced
-    segment: the mirror image of :func:`allgather_time`, the same (N - 1) /
-    N of the total through every node, in the stages the machine's
-    collective algorithms take for a reduce-scatter. The reduction itself
-    (an OR of bitmaps, a sum of counts) is taken to hide under the
-    transfers. An algorithm may move more than (N - 1) / N of the total
-    (``CollectiveAlgorithms.reduce_scatter_bytes``)."""
+    segment: stages x stage latency + critical-path bytes / bandwidth, both
+    as the machine's collective algorithms take them
+    (``CollectiveAlgorithms.reduce_scatter``; at least the (N - 1) / N of
+    the total an allgather moves). The reduction itself (an OR of bitmaps,
+    a sum of counts) is taken to hide under the transfers."""
     if nodes == 1:
         return 0.0
-    algorithms = COLLECTIVE_ALGORITHMS[model.algorithm]
-    return (algorithms.reduce_scatter_stages(nodes, total_bytes) * model.stage_latency_s
-            + algorithms.reduce_scatter_bytes(nodes, total_bytes) / model.bandwidth_Bps)
-
-
-def _staged_time(model: CollectiveModel, nodes: int, stages: int, total_bytes: float) -> float:
-    """An allgather's or reduce-scatter's price: its stages' latency and
-    the (N - 1) / N of the total that passes through every node."""
-    return stages * model.stage_latency_s + total_bytes * (nodes - 1) / nodes / model.bandwidth_Bps
+    stages, moved = COLLECTIVE_ALGORITHMS[model.algorithm].reduce_scatter(nodes, total_bytes)
+    return stages * model.stage_latency_s + moved / model.bandwidth_Bps
 
 
 # ------------------------------------------------------------------------ DMA
