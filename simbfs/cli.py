@@ -18,7 +18,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .errors import UserError
@@ -321,13 +320,15 @@ def _silence_stdout() -> None:
 
 
 def _cmd_run(args) -> int:
+    from . import outputs
     from .report import format_run, levels_csv
     from .runner import run
 
-    outputs = {flag: path for flag, path in (("--json", args.json), ("--csv", args.csv), ("--plot", args.plot),
-                                             ("--trace", args.trace))
-               if path is not None}
-    _check_outputs(outputs)
+    targets = outputs.check_all({flag: path for flag, path in (("--json", args.json), ("--csv", args.csv),
+                                                                 ("--plot", args.plot), ("--trace", args.trace))
+                                 if path is not None})
+    # data on standard output: the text report goes to stderr, so the two never mix
+    report_stream = sys.stderr if outputs.writes_stdout(targets) else sys.stdout
     recorder = None
     if args.trace is not None:
         from .trace import TraceRecorder, parse_selection
@@ -349,19 +350,19 @@ def _cmd_run(args) -> int:
     status = 1 if doc["validated"] and not doc["all_valid"] else 0
     # Files first: a closed stdout (`| head`) must not cost the user the
     # results. Every file is written to a temporary name before any is
-    # renamed into place, so a failure leaves none of them behind.
-    writers = {args.json: lambda tmp: Path(tmp).write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n"),
-               args.csv: lambda tmp: Path(tmp).write_text(levels_csv(doc)),
-               args.plot: lambda tmp: _plot(doc, tmp),
-               args.trace: lambda tmp: _trace(doc, recorder, tmp, args.quiet)}
+    # put in place, so a failure leaves none of them behind.
+    writers = {"--json": lambda tmp: Path(tmp).write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n"),
+               "--csv": lambda tmp: Path(tmp).write_text(levels_csv(doc)),
+               "--plot": lambda tmp: _plot(doc, tmp),
+               "--trace": lambda tmp: _trace(doc, recorder, tmp, args.quiet)}
     try:
-        _write_all({path: write for path, write in writers.items() if path is not None})
+        outputs.write_all({target: writers[flag] for flag, target in targets.items()})
     except Exception:
         # checked before simulating, and failed anyway (a full disk, say):
         # the results are still shown, and the error said once
-        _print_report(format_run(doc))
+        _print_report(format_run(doc), report_stream)
         raise
-    _print_report(format_run(doc))
+    _print_report(format_run(doc), report_stream)
     return status
 
 
@@ -469,14 +470,15 @@ def _progress(total: int, done: int, unit: str, quiet: bool):
 
 
 def _cmd_calibrate(args) -> int:
+    from . import outputs
     from .calibration import calibrate
     from .machine.loader import resolve_machine_path
     from .units import format_quantity
 
     out = args.out
-    _check_outputs({"--out": out})
     if out.suffix.lower() not in (".yaml", ".yml"):
         raise UserError(f"--out {out}: a machine file ends in .yaml (e.g. --out {out.with_suffix('.yaml')})")
+    target = outputs.check("--out", out)
     if out.resolve() == resolve_machine_path(args.machine).resolve():
         raise UserError(f"--out {out} is the machine file being calibrated; the calibrated file extends it, so "
                         f"write it beside it under another name")
@@ -493,7 +495,7 @@ def _cmd_calibrate(args) -> int:
     else:
         extends = result.machine
     text = result.machine_file(out.stem, extends)
-    _write_all({out: lambda tmp: Path(tmp).write_text(text)})
+    outputs.write_all({target: lambda tmp: Path(tmp).write_text(text)})
     solution = result.solution
     print(f"calibrated {result.key} on {result.measurement}")
     def shown(value: float) -> str:
@@ -507,9 +509,9 @@ def _cmd_calibrate(args) -> int:
     return 0
 
 
-def _print_report(text: str) -> None:
+def _print_report(text: str, stream=None) -> None:
     try:
-        print(text)
+        print(text, file=stream or sys.stdout)
     except BrokenPipeError:
         _silence_stdout()  # the reader went away; the exit status still tells
 
@@ -529,74 +531,6 @@ def _plot(doc: dict, path: str) -> None:
     from .plots import plot_run
 
     plot_run(doc, Path(path))
-
-
-def _write_all(writers: dict) -> None:
-    """Write every output to a temporary file beside it (short names, so a
-    long target name still fits), then rename them all into place."""
-    written: list[tuple[str, Path]] = []
-    try:
-        for path, write in writers.items():
-            parent = path.parent if str(path.parent) else Path(".")
-            fd, tmp = tempfile.mkstemp(prefix=".simbfs-", suffix=path.suffix, dir=parent)
-            os.close(fd)
-            written.append((tmp, path))
-            write(tmp)
-    except BaseException as exc:
-        for tmp, _ in written:
-            Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            target = written[-1][1] if written else "an output file"
-            raise UserError(f"cannot write {target}: {exc.strerror or exc}") from None
-        raise
-    for tmp, path in written:
-        _publish(tmp, path)
-
-
-def _publish(tmp: str, path: Path) -> None:
-    """Give the finished temporary file the permissions of a normally created
-    file (mkstemp makes it private), then rename it into place."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, path)
-
-
-PLOT_FORMATS = ("png", "pdf", "svg")
-
-
-def _check_outputs(outputs: dict[str, Path]) -> None:
-    """Refuse, before any work, output paths that could not be written."""
-    seen: dict[Path, str] = {}
-    for flag, path in outputs.items():
-        parent = path.parent if str(path.parent) else Path(".")
-        if path.resolve() in seen:
-            raise UserError(f"{seen[path.resolve()]} and {flag} both name {path}; give each output its own file")
-        seen[path.resolve()] = flag
-        if flag == "--plot" and path.suffix.lower().lstrip(".") not in PLOT_FORMATS:
-            raise UserError(f"--plot {path}: the picture's format comes from its extension, which must be one of "
-                            f"{', '.join('.' + f for f in PLOT_FORMATS)} (e.g. --plot {path.with_suffix('.png')})")
-        blocker = next((p for p in (parent, *parent.parents) if p.exists() and not p.is_dir()), None)
-        if blocker is not None:
-            raise UserError(f"cannot write {flag} {path}: {blocker} is a file, not a directory")
-        if not parent.is_dir():
-            raise UserError(f"cannot write {flag} {path}: directory {parent} does not exist; create it first")
-        if path.is_dir():
-            raise UserError(f"{flag} {path} is a directory; give a file name inside it")
-        _try_creating_in(parent, flag, path)
-
-
-def _try_creating_in(parent: Path, flag: str, path: Path) -> None:
-    """Create and remove a file beside the output: the only sure test that
-    it can be written (permission bits say yes on /proc, or a read-only
-    file system)."""
-    try:
-        fd, probe = tempfile.mkstemp(prefix=".simbfs-", dir=parent)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise UserError(f"cannot write {flag} {path}: cannot create files in {parent} "
-                        f"({exc.strerror or exc})") from None
 
 
 def _cmd_machines(args) -> int:

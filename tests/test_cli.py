@@ -341,12 +341,12 @@ def test_bad_plot_targets_are_refused_before_simulating(target, words, tmp_path)
 def test_a_write_that_fails_after_simulating_still_prints_the_results(tmp_path, monkeypatch, capsys):
     """The output passed the checks, then the disk filled: one error line,
     exit status 2, and the table on stdout all the same."""
-    import simbfs.cli as cli
+    import simbfs.outputs as outputs
 
     def full_disk(_writers):
         raise UserError("cannot write r.json: No space left on device")
 
-    monkeypatch.setattr(cli, "_write_all", full_disk)
+    monkeypatch.setattr(outputs, "write_all", full_disk)
     assert main(["run", "bluegene_q", *SMALL, "--quiet", "--json", str(tmp_path / "r.json")]) == 2
     captured = capsys.readouterr()
     assert "harmonic_mean" in captured.out
