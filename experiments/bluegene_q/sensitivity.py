@@ -1,5 +1,5 @@
 """How much each unsourced BlueGene/Q parameter moves a prediction: every
-parameter of machines/bluegene_q.yaml whose source is an estimate (and the
+parameter of simbfs/machines/bluegene_q.yaml whose source is an estimate (and the
 memory bandwidth, whose sustained fraction no public measurement gives) is
 halved and doubled in turn, and the harmonic-mean TEPS is compared with the
 unchanged machine's.

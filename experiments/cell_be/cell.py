@@ -29,7 +29,7 @@ def machine(overrides: tuple[str, ...] = ()):
 
 
 def clock_hz() -> float:
-    """The SPEs' clock, from machines/cell_be.yaml (node.clock)."""
+    """The SPEs' clock, from simbfs/machines/cell_be.yaml (node.clock)."""
     return machine().node.clock_hz
 
 

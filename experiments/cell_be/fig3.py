@@ -1,6 +1,6 @@
 """Fig. 3 of 001: aggregate main-memory DMA bandwidth versus block size, for
 1 to 8 SPEs streaming at once (claims cell.dma.large_blocks, cell.dma.64B_blocks).
-The curve is a calibration input (machines/cell_be.yaml, dma.bandwidth_curve);
+The curve is a calibration input (simbfs/machines/cell_be.yaml, dma.bandwidth_curve);
 this script checks that the engine reproduces it, including main-memory
 contention and the 128 B alignment charge.
 

@@ -14,6 +14,7 @@ import copy
 import difflib
 import math
 import os
+from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 
@@ -38,11 +39,15 @@ OVERRIDE_SOURCE = "command-line override (--set)"
 
 
 def machines_dir() -> Path:
-    """Where the bundled machine files live (``machines/`` at the project root)."""
+    """Where the bundled machine files live: the package data directory
+    ``simbfs/machines/``, found with :mod:`importlib.resources` so that an
+    installed wheel has them too; ``SIMBFS_MACHINES`` replaces it."""
     env = os.environ.get("SIMBFS_MACHINES")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "machines"
+    # A package installed as files (a wheel, or an editable checkout) is a
+    # directory on disk, which the loader reads with pathlib like any file.
+    return Path(str(resources.files("simbfs") / "machines"))
 
 
 def bundled_machines() -> list[str]:

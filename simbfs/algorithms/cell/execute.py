@@ -129,7 +129,8 @@ def check_local_store(machine, num_vertices: int, N: int) -> None:
     spe = machine.section("spe")
     if spe is None:
         raise UserError(f"machine {machine.name} has no `spe:` section; the cell-* algorithms need an SPE "
-                        f"model (local store, formats, per-step cycles), e.g. machines/cell_be.yaml")
+                        f"model (local store, formats, per-step cycles), as the bundled cell_be has "
+                        f"(simbfs machines --describe cell_be)")
     if machine.section("dma") is None:
         raise UserError(f"machine {machine.name} has no `dma:` section; SPEs move data only by DMA")
     budget = local_store_budget(machine, num_vertices, N)

@@ -1,0 +1,8 @@
+"""``python -m simbfs ...``: the same as the ``simbfs`` command."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
