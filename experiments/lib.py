@@ -65,6 +65,7 @@ def simulate(config: RunConfig | None = None, **fields) -> dict:
         fields.setdefault("cache_dir", os.environ.get("SIMBFS_CACHE"))
         config = RunConfig(**fields)
     doc = run(config)
+    MODES.add(doc["mode"])
     if doc.get("calibrated_on"):
         if doc["calibrated_on"] not in _calibrated:
             print(f"CALIBRATED: {doc['machine']} is calibrated on {doc['calibrated_on']}; "
@@ -84,43 +85,80 @@ def harmonic_mean(doc: dict, unit: float = 1.0) -> float:
 # collects them per script for its claims table).
 COMPARISONS: list[dict] = []
 
+# How this process's numbers were obtained (`simbfs reproduce` gives them per
+# claim, in its mode column): "executed" or "projected", the mode of each
+# `simbfs run` (simulate adds it), and "modelled" for a part of the machine
+# model evaluated on its own, with no search run (a DMA stream, an exchange,
+# a formula); a script that computes without simulate says which with
+# note_mode. Kept in this order.
+MODE_ORDER = ("executed", "projected", "modelled")
+MODES: set[str] = set()
+
+
+def note_mode(mode: str) -> None:
+    """Record that this process computed numbers in ``mode`` (one of
+    MODE_ORDER) without simulate: "modelled" for a part of the machine
+    model on its own, "executed" or "projected" for a search done outside
+    the runner (a reference BFS counting edges on the whole graph, a
+    projection re-done level by level)."""
+    if mode not in MODE_ORDER:
+        raise ValueError(f"mode {mode!r} is not one of {', '.join(MODE_ORDER)}")
+    MODES.add(mode)
+
+
+def _modes(mode: str | None) -> list[str]:
+    """The modes behind a comparison: ``mode`` if the script says (a
+    script whose runs mix modes compares each set on its own), else every
+    mode this process has computed in so far."""
+    if mode is None:
+        return [m for m in MODE_ORDER if m in MODES]
+    if mode not in MODE_ORDER:
+        raise ValueError(f"mode {mode!r} is not one of {', '.join(MODE_ORDER)}")
+    if mode != "modelled" and mode not in MODES:
+        raise ValueError(f"a comparison said to be {mode}, but no run of this script was {mode}")
+    return [mode]
+
 
 def compare(label: str, simbfs: float, paper: float, tolerance: float | None = None, unit: str = "",
-            quiet: bool = False, claim_id: str | None = None) -> dict:
+            quiet: bool = False, claim_id: str | None = None, mode: str | None = None) -> dict:
     """Paper against simbfs: prints one line (paper, simbfs, relative error,
     tolerance and verdict) and returns them. Without a tolerance there is
-    no verdict, only the error."""
+    no verdict, only the error. ``mode`` says how simbfs's number was
+    obtained when this process's modes so far would say more (see MODES)."""
     error = simbfs / paper - 1
     verdict = "" if tolerance is None else ("within" if abs(error) <= tolerance else "MISS")
     if not quiet:
         tol = "" if tolerance is None else f" tolerance {tolerance:4.0%} -> {verdict}"
         print(f"  {label:<28} paper {paper:>10.6g}  simbfs {simbfs:>10.6g} {unit:<10} error {error:+8.1%}{tol}")
     result = {"paper": paper, "simbfs": simbfs, "error": error, "tolerance": tolerance, "verdict": verdict}
-    COMPARISONS.append({"label": label, "claim": claim_id, "unit": unit, **result})
+    COMPARISONS.append({"label": label, "claim": claim_id, "unit": unit, **result, "modes": _modes(mode),
+                        "calibrated_on": sorted(_calibrated)})
     return result
 
 
 def trend(claim_id: str, holds: bool, detail: str, label: str | None = None, judged: bool = True,
-          quiet: bool = False) -> dict:
+          quiet: bool = False, mode: str | None = None) -> dict:
     """A trend claim (claims.yaml kind ``trend``, or an exact one checked by
     its rule) checked as a yes/no: prints ``label: detail -> verdict`` and
     records it for `simbfs reproduce`. The verdict is ``reproduced`` or
     ``NOT reproduced``; ``judged=False`` marks a check that does not decide
     the claim (a reduced size the paper did not run), which is shown
-    without a verdict."""
+    without a verdict; ``mode`` as in compare."""
     verdict = ("reproduced" if holds else "NOT reproduced") if judged else ""
     if not quiet:
         print(f"  {label or claim_id}: {detail}" + (f" -> {verdict}" if verdict else " (does not decide the claim)"))
     result = {"label": label or claim_id, "claim": claim_id, "unit": "", "paper": None, "simbfs": None,
               "error": None, "tolerance": None, "verdict": verdict, "detail": detail}
-    COMPARISONS.append(result)
+    COMPARISONS.append({**result, "modes": _modes(mode), "calibrated_on": sorted(_calibrated)})
     return result
 
 
-def compare_claim(claim_id: str, simbfs: float, unit: str = "", label: str | None = None, quiet: bool = False) -> dict:
+def compare_claim(claim_id: str, simbfs: float, unit: str = "", label: str | None = None, quiet: bool = False,
+                  mode: str | None = None) -> dict:
     """``compare`` with the value and tolerance claims.yaml gives ``claim_id``."""
     c = claim(claim_id)
-    return compare(label or claim_id, simbfs, c["value"], c.get("tolerance"), unit, quiet, claim_id=claim_id)
+    return compare(label or claim_id, simbfs, c["value"], c.get("tolerance"), unit, quiet, claim_id=claim_id,
+                   mode=mode)
 
 
 # What the runs of this process were calibrated on (machine files written by

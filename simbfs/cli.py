@@ -410,13 +410,12 @@ def _cmd_reproduce(args) -> int:
 
     machines = list(reproduce.MACHINES) if args.paper == "all" else [args.paper]
     out = args.out
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file; give a directory (it is created if missing)")
+    # the scripts, the claims file and --out, checked before anything is created
+    total = reproduce.check(machines, out, args.include_validation)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"cannot create --out {out}: {exc.strerror or exc}") from None
-    total = sum(len(reproduce.scripts(machine, args.include_validation)) for machine in machines)
     progress = _progress(total, 0, "scripts", args.quiet)
 
     def done(record):

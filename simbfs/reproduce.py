@@ -2,21 +2,24 @@
 
 For a paper's machine (or all four), run every figure script of
 ``experiments/<machine>/`` (those a user runs: the ones with a
-``__main__`` guard) into ``DIR/<machine>/``, in parallel on a local Dask
-cluster like a sweep, and write:
+``__main__`` guard), each into its own folder ``DIR/<machine>/<script>/``
+(emptied first, so that the files there are exactly the ones the script
+wrote, whatever runs beside it), in parallel on a local Dask cluster like a
+sweep, and write:
 
 * ``DIR/index.html``: a self-contained page (pictures embedded) with, per
   machine, a table of every claim of its paper (paper's value, simbfs's
-  value, error, tolerance, verdict, and whether the numbers behind it were
-  executed, projected or calibrated), then each script's pictures and the
+  value, error, tolerance, verdict, and how the numbers behind it were
+  obtained: ``mode_text``), then each script's pictures and the
   comparisons it printed;
 * ``DIR/claims.csv``: the claims table.
 
-A script's result (what it printed, its comparisons, its files and the
-modes of its rows) is stored in ``DIR/scripts/`` under a key of the script's
-source, the shared experiment library, the claims file, ``--quick`` and the
-simbfs version, as soon as it finishes: an interrupted reproduction re-run
-runs only what is missing, and a finished one nothing.
+A script's result (what it printed, its comparisons with the modes of the
+runs behind each, its files and its modes) is stored in ``DIR/scripts/``
+under a key of the script's source, the shared experiment library, the
+claims file, ``--quick``, the simbfs version and the stored result's format
+(FORMAT), as soon as it finishes: an interrupted reproduction re-run runs
+only what is missing, and a finished one nothing.
 
 Verdicts come from the scripts' own comparisons with the claims
 (``experiments/lib.py``'s ``compare_claim``, and ``trend`` for a claim
@@ -40,6 +43,7 @@ import importlib
 import io
 import json
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -57,6 +61,12 @@ PAPER = {"bluegene_q": "000, Checconi & Petrini (IPDPS 2014)", "cell_be": "001, 
 MAIN_GUARD = 'if __name__ == "__main__":'
 VALIDATION_MARK = "\nVALIDATION = True"
 SCRIPTS_DIR = "scripts"
+# The format of a stored script result, part of its key: a result stored in
+# another format is run again. 2: each script's files are those of its own
+# folder (1 guessed them from times in a folder shared with the scripts
+# running beside it, and could list theirs), and each comparison carries the
+# modes of the runs behind it.
+FORMAT = 2
 
 
 def experiments_dir() -> Path:
@@ -66,6 +76,50 @@ def experiments_dir() -> Path:
         raise UserError(f"simbfs reproduce runs the figure scripts of a source checkout, and there are none at "
                         f"{path}; run it from the simbfs repository (pip install -e .)")
     return path
+
+
+def claims_data() -> dict:
+    """The papers' claims file, read and parsed; a user's error if it
+    cannot be read or holds no list of claims."""
+    import yaml
+
+    path = claims_path()
+    fix = "set SIMBFS_CLAIMS to the papers' claims.yaml"
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise UserError(f"cannot read the papers' claims at {path} ({exc.strerror or exc}); {fix}") from None
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" (line {where.line + 1})" if where is not None else ""
+        raise UserError(f"the papers' claims at {path} are not valid YAML{line}; {fix}") from None
+    claims = data.get("claims") if isinstance(data, dict) else None
+    if not isinstance(claims, list) or not all(isinstance(c, dict) and "id" in c for c in claims):
+        raise UserError(f"{path} holds no list of claims (a `claims:` list of entries with an `id`); {fix}")
+    return data
+
+
+def check(machines: list[str], out: Path, include_validation: bool = False) -> int:
+    """Everything a reproduction needs, checked before anything is created:
+    the experiment scripts, the claims file, and an --out that is a
+    directory or can be made one. Returns the number of scripts to run;
+    creates nothing."""
+    total = sum(len(scripts(machine, include_validation)) for machine in machines)  # experiments_dir() checks
+    if not total:
+        raise UserError(f"there are no figure scripts of {', '.join(machines)} in {experiments_dir()}")
+    claims_data()
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file; give a directory (it is created if missing)")
+    existing = out.absolute()
+    while not existing.exists() and existing != existing.parent:  # the deepest part that exists makes the rest
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UserError(f"cannot create --out {out}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        what = (f"--out {out} is not writable" if existing == out.absolute()
+                else f"cannot create --out {out}: {existing} is not writable")
+        raise UserError(f"{what}; give a directory you can write")
+    return total
 
 
 def scripts(machine: str, include_validation: bool = False) -> list[Path]:
@@ -81,7 +135,7 @@ def scripts(machine: str, include_validation: bool = False) -> list[Path]:
 
 
 def script_key(path: Path, quick: bool) -> str:
-    parts = [path.read_text(), (experiments_dir() / "lib.py").read_text(), __version__, str(quick)]
+    parts = [path.read_text(), (experiments_dir() / "lib.py").read_text(), __version__, str(quick), f"format {FORMAT}"]
     helper = [p.read_text() for p in sorted(path.parent.glob("*.py")) if MAIN_GUARD not in p.read_text()]
     try:
         parts.append(claims_path().read_text())
@@ -91,37 +145,49 @@ def script_key(path: Path, quick: bool) -> str:
     return hashlib.sha256("\x00".join(parts + helper).encode()).hexdigest()[:20]
 
 
+def script_dir(out: Path, machine: str, name: str) -> Path:
+    """The folder of one script's files in a report: DIR/<machine>/<script>/."""
+    return out / machine / name
+
+
 def run_script(machine: str, name: str, out: str, quick: bool) -> dict:
-    """Run one figure script (in this process): what it printed, its
-    comparisons, the files it wrote, the modes of its rows, or the error
-    that stopped it."""
+    """Run one figure script (in this process) with ``--out out``, its own
+    folder, which is emptied first: what it printed, its comparisons, the
+    files it wrote (every file of the folder, relative to it), how its
+    numbers were obtained, or the error that stopped it."""
     root = str(experiments_dir().parent)
     if root not in sys.path:
         sys.path.insert(0, root)
     lib = importlib.import_module("experiments.lib")
     module = importlib.import_module(f"experiments.{machine}.{name}")
     lib.COMPARISONS.clear()
+    lib.MODES.clear()
     lib._calibrated.clear()
-    Path(out).mkdir(parents=True, exist_ok=True)
-    before = {p.name: p.stat().st_mtime_ns for p in Path(out).iterdir()}
+    folder = Path(out)
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)  # a previous run's files, which this run may not write again
+    elif folder.exists() or folder.is_symlink():
+        folder.unlink()
+    folder.mkdir(parents=True)
     printed = io.StringIO()
     started = time.perf_counter()
     argv = ["--out", out] + (["--quick"] if quick else [])
     try:
         with contextlib.redirect_stdout(printed):
-            rows = module.main(argv) or []
+            module.main(argv)
         error = None
     except BaseException as exc:  # a script that cannot run is reported, not fatal to the others
         if isinstance(exc, KeyboardInterrupt):
             raise
-        rows, error = [], "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    files = sorted(p.name for p in Path(out).iterdir()
-                   if p.suffix in (".png", ".csv") and before.get(p.name) != p.stat().st_mtime_ns)
-    modes = sorted({str(row.get("mode")) for row in rows if isinstance(row, dict) and row.get("mode")})
+        error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+    comparisons = list(lib.COMPARISONS)
+    modes = set(lib.MODES).union(*(c.get("modes", ()) for c in comparisons))
     doc = (module.__doc__ or "").strip()
     return {"machine": machine, "name": name, "title": doc.splitlines()[0] if doc else name,
-            "output": printed.getvalue(), "comparisons": list(lib.COMPARISONS), "files": files, "modes": modes,
-            "calibrated": sorted(lib._calibrated), "error": error, "seconds": time.perf_counter() - started}
+            "output": printed.getvalue(), "comparisons": comparisons, "files": files,
+            "modes": [m for m in lib.MODE_ORDER if m in modes], "calibrated": sorted(lib._calibrated),
+            "error": error, "seconds": time.perf_counter() - started}
 
 
 def _store_path(out: Path, machine: str, name: str) -> Path:
@@ -165,13 +231,13 @@ def reproduce(machines: list[str], out: Path, quick: bool, jobs: int = 1,
 
     if jobs <= 1 or len(todo) <= 1:
         for machine, name, key in todo:
-            keep(machine, name, key, run_script(machine, name, str(out / machine), quick))
+            keep(machine, name, key, run_script(machine, name, str(script_dir(out, machine, name)), quick))
     elif todo:
         from dask.distributed import Client, LocalCluster, as_completed
 
         with LocalCluster(n_workers=min(jobs, len(todo)), threads_per_worker=1, processes=True,
                           dashboard_address=None, silence_logs=40) as cluster, Client(cluster) as client:
-            futures = {client.submit(run_script, machine, name, str(out / machine), quick, pure=False,
+            futures = {client.submit(run_script, machine, name, str(script_dir(out, machine, name)), quick, pure=False,
                                      key=f"reproduce-{machine}-{name}-{key}"): (machine, name, key)
                        for machine, name, key in todo}
             try:
@@ -185,10 +251,7 @@ def reproduce(machines: list[str], out: Path, quick: bool, jobs: int = 1,
 
 
 def _claims(machine: str) -> list[dict]:
-    import yaml
-
-    data = yaml.safe_load(claims_path().read_text())
-    return [c for c in data["claims"] if c["id"].startswith(PREFIX[machine])]
+    return [c for c in claims_data()["claims"] if c["id"].startswith(PREFIX[machine])]
 
 
 def claim_rows(machine: str, records: list[dict]) -> list[dict]:
@@ -211,7 +274,8 @@ def claim_rows(machine: str, records: list[dict]) -> list[dict]:
                        verdict=worst_verdict([cmp["verdict"] for _, cmp in compared],
                                              trends_only=all(cmp.get("simbfs") is None for _, cmp in compared)),
                        script=", ".join(sorted({f"{machine}/{r['name']}" for r, _ in compared})),
-                       mode=", ".join(sorted({_mode(r) for r, _ in compared})),
+                       mode=mode_text([m for _, cmp in compared for m in cmp.get("modes", ())],
+                                      any(cmp.get("calibrated_on") for _, cmp in compared)),
                        note="; ".join(_described(cmp) for _, cmp in compared
                                       if len(compared) > 1 or cmp.get("detail"))[:600])
         elif mentioned:
@@ -230,9 +294,9 @@ def claim_rows(machine: str, records: list[dict]) -> list[dict]:
             tests = _tests_naming(c["id"])
             if tests:
                 row.update(verdict="checked by the tests" if c.get("kind") != "exact" else "tested exactly",
-                           note="asserted in " + ", ".join(tests) + "; see docs/validation.md")
+                           mode=NOT_RUN_TESTS, note="asserted in " + ", ".join(tests) + "; see docs/validation.md")
             else:
-                row.update(verdict="not compared in this run",
+                row.update(verdict="not compared in this run", mode=NOT_RUN,
                            note="no script compared it at these sizes (some compare only at full size, "
                                 "without --quick); see docs/validation.md")
         rows.append(row)
@@ -292,10 +356,26 @@ def _tests_naming(claim_id: str) -> list[str]:
     return sorted(f"tests/{p.name}" for p in tests.glob("test_*.py") if claim_id in p.read_text())
 
 
+# The mode column of a claim no run of this reproduction compares: the tests
+# assert it (their runs are not this reproduction's), or it is compared
+# only at other sizes.
+NOT_RUN_TESTS = "not run (tests)"
+NOT_RUN = "not run"
+
+
+def mode_text(modes, calibrated: bool = False) -> str:
+    """How the numbers behind a row were obtained: its modes in the order of
+    experiments/lib.py's MODE_ORDER (executed, projected, modelled) joined
+    by " + ", and ", calibrated" when a run was on a machine calibrated by
+    `simbfs calibrate`; "not recorded" if the script said nothing."""
+    order = ("executed", "projected", "modelled")
+    known = set(modes)
+    text = " + ".join([m for m in order if m in known] + sorted(known - set(order))) or "not recorded"
+    return text + (", calibrated" if calibrated else "")
+
+
 def _mode(record: dict) -> str:
-    modes = set(record["modes"]) - {"None"}
-    text = "/".join(sorted(modes)) if modes else "see the script"
-    return text + (" (CALIBRATED)" if record.get("calibrated") else "")
+    return mode_text(record["modes"], bool(record.get("calibrated")))
 
 
 def write_claims_csv(path: Path, rows: list[dict]) -> None:
@@ -341,11 +421,13 @@ def write_html(path: Path, machines: list[str], records: list[dict], claims: dic
                          f"{html.escape(record['title'])}</h3>")
             if record["error"]:
                 parts.append(f"<p class='MISS'>could not run: {html.escape(record['error'])}</p>")
+            folder = script_dir(path.parent, machine, record["name"])
             for name in record["files"]:
                 if name.endswith(".png"):
-                    data = base64.b64encode((path.parent / machine / name).read_bytes()).decode()
+                    data = base64.b64encode((folder / name).read_bytes()).decode()
                     parts.append(f"<p><img alt='{html.escape(name)}' src='data:image/png;base64,{data}'></p>")
-            parts.append(f"<p>mode: {html.escape(_mode(record))}; {record['seconds']:.0f} s; files: "
+            parts.append(f"<p>mode: {html.escape(_mode(record))}; {record['seconds']:.0f} s; files in "
+                         f"{html.escape(machine)}/{html.escape(record['name'])}/: "
                          f"{html.escape(', '.join(record['files']))}</p>")
             parts.append(f"<pre>{html.escape(record['output'][-6000:])}</pre>")
     parts.append("</body></html>")

@@ -60,7 +60,8 @@ def main(argv=None):
     print("  bgq.spi_over_mpi (SPI TEPS / MPI TEPS), executed:")
     for spi, mpi in zip(rows[::2], rows[1::2]):
         ratio = spi["harmonic_mean_gteps"] / mpi["harmonic_mean_gteps"]
-        lib.compare_claim("bgq.spi_over_mpi", ratio, "x", label=f"{spi['nodes']} nodes, scale {spi['scale']}")
+        lib.compare_claim("bgq.spi_over_mpi", ratio, "x", label=f"{spi['nodes']} nodes, scale {spi['scale']}",
+                          mode="executed")
     projected = _projected(QUICK_PROJECTED if args.quick else PROJECTED, out)
     machine = load_machine(B.machine())
     spi, mpi = largest_scale_per_node(spi_memory_bytes, machine), largest_scale_per_node(mpi_memory_bytes, machine)
@@ -68,7 +69,7 @@ def main(argv=None):
     for part, mine, paper in (("SPI", spi, 24), ("MPI", mpi, 23)):
         lib.trend("bgq.mpi_max_scale_per_node", mine == paper,
                   f"largest scale per node {mine} (paper: {paper})",
-                  label=f"bgq.mpi_max_scale_per_node, {part}")
+                  label=f"bgq.mpi_max_scale_per_node, {part}", mode="modelled")  # the memory formulas
     return rows + projected
 
 
@@ -88,7 +89,7 @@ def _projected(setup, out):
         print(f"  PROJECTED at {nodes} nodes, scale {scale}: SPI {gteps['cp1d-spi']:.4g} / "
               f"MPI {gteps['cp1d-mpi']:.4g} GTEPS")
         lib.compare_claim("bgq.spi_over_mpi", gteps["cp1d-spi"] / gteps["cp1d-mpi"], "x",
-                          label=f"projected, {nodes} nodes")
+                          label=f"projected, {nodes} nodes", mode="projected")
     lib.write_csv(out / "fig7_spi_vs_mpi_projected.csv", rows)
     _plot_projected(rows, per_node, out / "fig7_spi_vs_mpi_projected.png")
     return rows

@@ -69,11 +69,12 @@ def main(argv=None):
         low, high = PAPER_HEAVY
         lib.trend("bgq.compression_bytes_per_edge", all(low <= r["bytes_per_edge"] <= high for r in heavy),
                   "levels " + ", ".join(f"{r['level']}: {r['bytes_per_edge']:.2f}" for r in heavy)
-                  + f" B/edge (paper: {low:g}-{high:g})", label=f"bgq.compression_bytes_per_edge, {mode}, heavy levels")
+                  + f" B/edge (paper: {low:g}-{high:g})", label=f"bgq.compression_bytes_per_edge, {mode}, heavy levels",
+                  mode=mode)
         lib.trend("bgq.compression_bytes_per_edge", all(r["bytes_per_edge"] > UNCOMPRESSED for r in light),
                   "levels " + ", ".join(f"{r['level']}: {r['bytes_per_edge']:.2f}" for r in light)
                   + f" B/edge (paper: header-dominated, above the {UNCOMPRESSED:g} B of no compression)",
-                  label=f"bgq.compression_bytes_per_edge, {mode}, light levels")
+                  label=f"bgq.compression_bytes_per_edge, {mode}, light levels", mode=mode)
     print(f"  {time.time() - started:.0f} s; wrote {out / 'fig8_bytes_per_edge.csv'}")
     return rows
 

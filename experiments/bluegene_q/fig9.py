@@ -79,7 +79,8 @@ def _compare(rows, mode):
     # the executed sizes are far too small to decide the claim (see the docstring); the projection is at the paper's
     lib.trend("bgq.optimisation_impact.1024", largest and low <= ratio < high,
               f"direction optimisation's speedup is {ratio:.1f}x the larger of the other two (an order of magnitude: "
-              f"{low:.2f}-{high:.1f})", label=f"bgq.optimisation_impact.1024 ({mode})", judged=mode == "projected")
+              f"{low:.2f}-{high:.1f})", label=f"bgq.optimisation_impact.1024 ({mode})", judged=mode == "projected",
+              mode=mode)
 
 
 if __name__ == "__main__":

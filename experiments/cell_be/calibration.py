@@ -51,6 +51,7 @@ def solve(step: str, clock_hz: float) -> tuple[float, float]:
 def main(argv=None):
     args = C.parse_args(__doc__, argv)
     out = lib.out_dir(args)
+    lib.note_mode("modelled")  # equations of the model's costs, no search
     machine = C.machine()
     clock = machine.node.clock_hz
     cycles = machine.section("spe").cycles

@@ -40,6 +40,7 @@ SWC_GB_S = {8: 0.56, 64: 2.37, 128: 4.01, 256: 8.28}
 def main(argv=None) -> list[dict]:
     args = lib.parse_args(__doc__, MACHINE, argv)
     out = lib.out_dir(args)
+    lib.note_mode("modelled")  # the CPE cluster's model on its own, no search
     model = load_machine(MACHINE).section("cpe_cluster")
     chunks = QUICK_CHUNKS if args.quick else CHUNKS
     mpe = STREAM_BYTES / model.mpe_seconds(STREAM_BYTES) / 1e9

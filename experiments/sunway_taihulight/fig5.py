@@ -36,6 +36,7 @@ PAPER_CPES, CLUSTER_GB_S = 16, 28.9  # 003, 4.3 and 3.2
 def main(argv=None) -> list[dict]:
     args = lib.parse_args(__doc__, MACHINE, argv)
     out = lib.out_dir(args)
+    lib.note_mode("modelled")  # the CPE cluster's model on its own, no search
     model = load_machine(MACHINE).section("cpe_cluster")
     counts = QUICK_CPES if args.quick else CPES
     full = STREAM_BYTES / model.dma_seconds(STREAM_BYTES, CHUNK) / 1e9

@@ -40,6 +40,7 @@ REGISTER_BUS_GB_S, THEORETICAL_GB_S = 10.0, 14.5  # 003, 4.3
 def main(argv=None) -> list[dict]:
     args = lib.parse_args(__doc__, MACHINE, argv)
     out = lib.out_dir(args)
+    lib.note_mode("modelled")  # the CPE cluster's model on its own, no search
     model = load_machine(MACHINE).section("cpe_cluster")
     unbounded = replace(model, register_bus_Bps=float("inf"))  # the DMA bound alone
     n = MODULE_BYTES

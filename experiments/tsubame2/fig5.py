@@ -85,6 +85,7 @@ def mispredicts_per_value(probabilities: np.ndarray) -> float:
 
 def gpu_seconds(machine, bytes_per_value: float, count: int) -> tuple[float, float]:
     """Modelled (encode, decode) seconds of ``count`` values on one GPU."""
+    lib.note_mode("modelled")
     proc = pricing.processor(machine, "gpu")
     section = machine.section("ueno2d")
     encoded = count * bytes_per_value

@@ -104,6 +104,7 @@ def project_levels(algorithm: str, gpus: int, scale: int, roots: int, profile_sc
     "C", "scale", "roots": [{"root", "edges", "time_s", "teps", "levels":
     [{"record", "mean", "busiest", "times", "expand_s"}]}]}; the roots'
     times are those of the runner's document (tests check)."""
+    lib.note_mode("projected")
     machine = load_machine(MACHINE, list(overrides))
     algo = get_algorithm(algorithm)
     algo.check(machine, 2**scale, gpus)
