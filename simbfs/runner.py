@@ -85,6 +85,7 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing, bar=None)
         raise UserError(f"--roots must be between 1 and {MAX_ROOTS} (Graph500 uses 64), got {config.roots}")
     machine = load_machine(config.machine, config.overrides)
     nodes = config.nodes if config.nodes is not None else machine.default_nodes
+    config.recorder.check_nodes(nodes)
     algorithm = get_algorithm(config.algorithm or machine.algorithm or DEFAULT_ALGORITHM)
     spec = _graph_spec(config, machine, algorithm)
     directed = spec.directed
@@ -356,13 +357,29 @@ def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> list
     if more <= machine.max_nodes:
         advice = f"use --nodes {more}{' or more' if more < machine.max_nodes else ''}, or a smaller --scale"
     else:
-        smaller = next((s for s in range(spec.scale - 1, 0, -1) if need(s, nodes) <= have), None)
+        smaller = _largest_fitting_scale(lambda scale: need(scale, nodes) <= have, spec.scale - 1)
         advice = (f"more nodes do not help (up to nodes.max = {machine.max_nodes}); "
                   + (f"use --scale {smaller} or less" if smaller else "no scale fits"))
     need_text, have_text = _distinct_sizes(needed, have)
     margin = f" (an estimate good to {uncertainty:.0%})" if uncertainty else ""
     raise UserError(f"scale {spec.scale} on {nodes} nodes needs about {need_text} per node{margin} with {algorithm.name}, "
                     f"but a {machine.name} node has {have_text} (node.memory); {advice}")
+
+
+def _largest_fitting_scale(fits: Callable[[int], bool], below: int) -> int | None:
+    """The largest scale in 1..``below`` that ``fits`` (which is monotone:
+    a larger graph never needs less), by bisection, so that a hopeless
+    scale (99) is refused at once, not after trying every scale under it."""
+    if below < 1 or not fits(1):
+        return None
+    low, high = 1, below  # fits(low); the answer is in low..high
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _distinct_sizes(need: float, have: float) -> tuple[str, str]:

@@ -77,6 +77,14 @@ class TraceRecorder(TimelineRecorder):
         self.offset_s = offset_s
         self.root_starts.append((root, offset_s))
 
+    def check_nodes(self, nodes: int) -> None:
+        if self.nodes is None:
+            return
+        outside = [node for node in self.nodes if node >= nodes]
+        if outside:
+            raise UserError(f"--trace-nodes asks for node {min(outside):,}, but the run has {nodes:,} nodes, "
+                            f"numbered 0-{nodes - 1:,}; choose nodes in that range (or 'all')")
+
     def keeps(self, node: int) -> bool:
         return node < DEFAULT_NODES if self.nodes is None else node in self.nodes
 

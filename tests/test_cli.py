@@ -388,3 +388,33 @@ def test_a_refusal_shows_the_digits_that_tell_need_from_have():
     from simbfs.runner import _distinct_sizes
 
     assert _distinct_sizes(16.0026 * 2**30, 16 * 2**30) == ("16.0026 GiB", "16 GiB")
+
+
+@pytest.mark.parametrize("machine", ["bluegene_q", "cell_be", "sunway_taihulight", "tsubame2"])
+@pytest.mark.parametrize("mode", ["execute", "project"])
+def test_an_impossible_scale_is_refused_in_one_line_on_every_machine(machine, mode, capsys):
+    """Scale 99 (2^99 vertices): tsubame2 gave a numpy traceback (the
+    vertex count overflows int64), the others a refusal."""
+    assert main(["run", machine, "--scale", "99", "--mode", mode, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("simbfs: error: ") and err.count("\n") == 1
+
+
+def test_a_hopeless_scale_is_refused_after_a_few_memory_estimates(monkeypatch, capsys):
+    """Finding the largest scale that fits took one estimate per scale below
+    the asked one (66 at scale 99, 17.6 s); a larger graph never needs less,
+    so bisection needs about log2(99) of them."""
+    from simbfs.algorithms.cp1d.spi import CP1DSPI
+
+    calls = []
+    real = CP1DSPI.node_memory_bytes
+
+    def counted(self, num_vertices, *args, **kwargs):
+        calls.append(num_vertices)
+        return real(self, num_vertices, *args, **kwargs)
+
+    monkeypatch.setattr(CP1DSPI, "node_memory_bytes", counted)
+    assert main(["run", "bluegene_q", "--nodes", "512", "--scale", "99", "--algorithm", "cp1d-spi", "--quiet"]) == 2
+    assert "use --scale 33 or less" in capsys.readouterr().err
+    scales_tried = {n.bit_length() - 1 for n in calls} - {99}
+    assert len(scales_tried) <= 8, sorted(scales_tried)

@@ -90,6 +90,10 @@ def test_a_projection_traces_its_representative_node_and_says_so(tmp_path, capsy
     (["--trace", "{tmp}/t.json", "--trace-nodes", "3-1"], "not a range"),
     (["--trace", "{tmp}/t.json", "--trace-levels", "x"], "numbers and ranges"),
     (["--trace", "{tmp}/no/such/dir/t.json"], "does not exist"),
+    # was accepted, and the trace held no node
+    (["--trace", "{tmp}/t.json", "--trace-nodes", "600-700"], "asks for node 600, but the run has 32 nodes, "
+                                                              "numbered 0-31"),
+    (["--trace", "{tmp}/t.json", "--trace-nodes", "0-3,32"], "asks for node 32"),
 ])
 def test_bad_trace_options_are_refused_in_one_line(args, message, tmp_path, capsys):
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]

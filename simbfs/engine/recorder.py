@@ -81,6 +81,10 @@ class NullRecorder:
         """A level of the root's BFS has ended; ``record`` is its
         :class:`~simbfs.records.LevelRecord`, as the result will hold it."""
 
+    def check_nodes(self, nodes: int) -> None:
+        """The run will simulate ``nodes`` nodes: raise a UserError, before
+        any work, if what the recorder was asked to keep cannot exist."""
+
 
 class TimelineRecorder:
     """Keeps every span; ``window`` limits recording to spans that start
@@ -102,6 +106,9 @@ class TimelineRecorder:
         a recorder that puts the roots one after another)."""
 
     def level_done(self, record) -> None:
+        pass
+
+    def check_nodes(self, nodes: int) -> None:
         pass
 
     def records(self) -> list[dict]:

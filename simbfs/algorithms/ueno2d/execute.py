@@ -85,7 +85,7 @@ class Ueno2D(Algorithm):
         if self.options.device == "gpu":
             gpu = machine.section("gpu")
             if device_bytes > gpu.memory_bytes:
-                scale = int(np.log2(num_vertices))
+                scale = int(num_vertices).bit_length() - 1  # exact for any size (2^99 overflows numpy)
                 largest = scale - int(np.ceil(np.log2(device_bytes / gpu.memory_bytes)))
                 raise UserError(
                     f"ueno2d keeps each process's graph and bitmaps in its GPU's memory: scale {scale} on {nodes:,} "
