@@ -196,11 +196,26 @@ def _store_path(out: Path, machine: str, name: str) -> Path:
 
 def _stored(out: Path, machine: str, name: str, key: str) -> dict | None:
     path = _store_path(out, machine, name)
-    if not path.exists():
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):  # missing, or not a stored result: run the script
         return None
-    record = json.loads(path.read_text())
+    if not isinstance(record, dict):
+        return None
+    if record.get("format", 1) < 2:
+        _drop_format_1_files(out, machine, record)
     # a script that could not run is tried again
     return record if record.get("key") == key and not record.get("error") else None
+
+
+def _drop_format_1_files(out: Path, machine: str, record: dict) -> None:
+    """Format 1 wrote every script's files straight into DIR/<machine>/;
+    those its stored result lists are stale beside the scripts' folders
+    that replace them."""
+    for name in record.get("files", ()):
+        path = out / machine / str(name)
+        if "/" not in str(name) and path.is_file() and not path.is_symlink():
+            path.unlink()
 
 
 def _store(out: Path, record: dict) -> None:
@@ -224,7 +239,7 @@ def reproduce(machines: list[str], out: Path, quick: bool, jobs: int = 1,
             records[(machine, path.stem)] = record
 
     def keep(machine, name, key, record):
-        record["key"] = key
+        record["key"], record["format"] = key, FORMAT
         _store(out, record)
         records[(machine, name)] = record
         on_done(record)

@@ -163,6 +163,27 @@ def test_a_stored_result_of_another_format_is_run_again(tmp_path, monkeypatch):
     assert ran == []
 
 
+def test_a_report_of_the_first_format_is_run_again_and_its_shared_folder_cleared(tmp_path, monkeypatch):
+    """A result stored by the first format (no "format"; every script's
+    files in DIR/<machine>/, listed by their times, others' included) is run
+    again, and the files it lists there go: the script's folder replaces
+    them. Other files of the folder stay."""
+    calibration = [p for p in reproduce.scripts("cell_be") if p.stem == "calibration"]
+    monkeypatch.setattr(reproduce, "scripts", lambda machine, include_validation=False: calibration)
+    shared = tmp_path / "cell_be"
+    shared.mkdir()
+    for name in ("calibration.png", "calibration.csv", "fig3_dma.png", "mine.txt"):
+        (shared / name).write_text("old")
+    (tmp_path / reproduce.SCRIPTS_DIR).mkdir()
+    (tmp_path / reproduce.SCRIPTS_DIR / "cell_be.calibration.json").write_text(json.dumps(
+        {"machine": "cell_be", "name": "calibration", "key": "0" * 20, "error": None,
+         "files": ["calibration.csv", "calibration.png", "fig3_dma.png"]}))
+    ran = []
+    reproduce.reproduce(["cell_be"], tmp_path, quick=True, on_done=ran.append)
+    assert [r["files"] for r in ran] == [["calibration.csv", "calibration.png"]]
+    assert sorted(p.name for p in shared.iterdir()) == ["calibration", "mine.txt"]
+
+
 @pytest.mark.parametrize("claims, out, words", [
     ("missing.yaml", "new/report", "cannot read the papers' claims"),
     ("broken.yaml", "new/report", "not valid YAML"),
