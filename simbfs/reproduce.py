@@ -414,9 +414,11 @@ def write_html(path: Path, machines: list[str], records: list[dict], claims: dic
              "</style></head><body>",
              f"<h1>simbfs {html.escape(__version__)}: reproduction of the papers' figures</h1>",
              f"<p>{sizes}. "
-             "Every number is simulated: executed on the real graph, or projected from a smaller one, as each "
-             "row says; a miss is reported, not tuned. How well simbfs predicts, and why it misses where it "
-             "does: docs/validation.md.</p>"]
+             "Every number is simbfs's: executed on the real graph, projected from a smaller one, or modelled "
+             "(a part of the machine model on its own, with no search), as each row's mode says; 'not run' means "
+             "no run of this reproduction is behind the row. A miss is reported, not tuned. How well simbfs "
+             "predicts, and why it misses where it does: docs/validation.md; the mode column: "
+             "docs/reference/cli.md.</p>"]
     for machine in machines:
         parts.append(f"<h2 id='{machine}'>{machine}: seed {html.escape(PAPER[machine])}</h2>")
         parts.append("<table><tr><th>claim</th><th>kind</th><th>paper</th><th>simbfs</th><th>error</th>"
