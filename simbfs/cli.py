@@ -301,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
         return UserError.exit_status
     except KeyboardInterrupt:
         print("simbfs: interrupted", file=sys.stderr)
+        if argv is None:  # the command itself, not a caller in Python
+            _exit_now(130)
         return 130
     except BrokenPipeError:
         # The reader went away (`simbfs machines | head`): stop quietly, as cat does.
@@ -311,6 +313,20 @@ def main(argv: list[str] | None = None) -> int:
         target = exc.filename or "the report to standard output"
         print(f"simbfs: error: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
         return UserError.exit_status
+
+
+def _exit_now(status: int) -> None:
+    """Leave without waiting for work still running on threads (a
+    projection's roots, bfs/parallel.py): Python's exit would join them,
+    which took 11-40 s after Ctrl-C. Outputs are safe: none is written
+    before the run ends, and a half-made one is a temporary file removed
+    on the way out."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
 
 
 def _silence_stdout() -> None:

@@ -39,11 +39,11 @@ among the input edges; every reached vertex but the root must be marked.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from simbfs.bfs.parallel import map_in_order
 from simbfs.bfs.result import UNREACHED
 
 _TUPLE_BATCH = 1 << 24
@@ -282,9 +282,8 @@ def validate_bfs_tree(graph, root: int, parent: np.ndarray,
     workers = max(1, min(4, os.cpu_count() or 1))
     batch = min(_TUPLE_BATCH, max(1 << 20, -(-m // workers)))
     bounds = [(start, min(start + batch, m)) for start in range(0, m, batch)]
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(lambda span: check_tuples(graph.edges.src[span[0]:span[1]],
-                                                          graph.edges.dst[span[0]:span[1]]), bounds))
+    results = map_in_order(lambda span: check_tuples(graph.edges.src[span[0]:span[1]],
+                                                     graph.edges.dst[span[0]:span[1]]), bounds, workers)
     has_tree_edge = np.zeros(n, dtype=bool)
     rule3_count = rule4_count = 0
     rule3_example = rule4_example = None

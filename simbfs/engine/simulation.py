@@ -9,6 +9,8 @@ every root starts at time zero from an idle machine.
 
 from __future__ import annotations
 
+import signal
+import threading
 from dataclasses import dataclass, field
 
 import simpy
@@ -33,13 +35,51 @@ class SimContext:
     recorder: object = NULL_RECORDER
 
 
+class _NotedInterrupt:
+    """A SIGINT handler that only notes the signal."""
+
+    def __init__(self):
+        self.pending = False
+
+    def __call__(self, signum, frame) -> None:
+        self.pending = True
+
+
+def run_to_end(env: simpy.Environment) -> None:
+    """``env.run()``, stopped at once by Ctrl-C.
+
+    simpy turns an exception raised inside a process into that process's
+    failure, delivered later, so a KeyboardInterrupt that lands in one
+    node's program lets every other node's program run on (13 s on a
+    4,096-node level). Here the signal is only noted, and raised between
+    two events. Only in the main thread, and only where Python's own
+    handler is in place (a caller's handler is left alone)."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        env.run()
+        return
+    noted = _NotedInterrupt()
+    signal.signal(signal.SIGINT, noted)
+    try:
+        step = env.step
+        while True:
+            try:
+                step()
+            except simpy.core.EmptySchedule:
+                return
+            if noted.pending:
+                raise KeyboardInterrupt
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def run_node_programs(ctx: SimContext, program, nodes: int) -> float:
     """Start ``program(rank)`` as a process for every node, run the
     environment to its end and return the finish time. A node stuck in a
     collective would end the run early, silently: that is an error."""
     env = ctx.env
     processes = [env.process(program(rank)) for rank in range(nodes)]
-    env.run()
+    run_to_end(env)
     assert all(process.triggered for process in processes), "a node process did not finish its BFS"
     return env.now
 

@@ -49,8 +49,6 @@ from __future__ import annotations
 from ..base import root_done
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,6 +56,7 @@ import numpy as np
 from ...bfs import bfs_reference
 from ...bfs.adjacency import neighbour_slots
 from ...bfs.direction import BOTTOM_UP, TOP_DOWN
+from ...bfs.parallel import map_in_order
 from ...engine.costs import (NO_EXCHANGE, ExchangeCost, allgather_time, allreduce_time, exchange_cost,
                              port_seconds, route_latency)
 from ...engine.messaging import DirectPackets
@@ -100,9 +99,7 @@ def profile_roots(graph: Graph, roots, machine: Machine, nodes: int, algorithm) 
 
     Roots are profiled on a thread pool (numpy releases the GIL in the
     gathers that dominate); the profiles come back in root order."""
-    workers = max(1, min(4, os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(lambda root: _profile_root(graph, int(root), machine, nodes, algorithm), roots))
+    return map_in_order(lambda root: _profile_root(graph, int(root), machine, nodes, algorithm), roots)
 
 
 def _profile_root(graph: Graph, root: int, machine: Machine, nodes: int, algorithm) -> RootProfile:

@@ -70,6 +70,7 @@ import numpy as np
 import simpy
 
 from ...engine import NULL_RECORDER, Simulation
+from ...engine.simulation import run_to_end
 from ...errors import UserError
 from ...graph import Graph
 from ..base import Algorithm, LayoutCache
@@ -598,5 +599,5 @@ class _Run:
     def execute(self) -> RootRun:
         for rank in range(self.N):
             self.env.process(self.spe_program(rank))
-        self.env.run()
+        run_to_end(self.env)
         return RootRun(root=self.root, parent=self.parent, time_s=self.env.now, levels=self.records)

@@ -64,8 +64,6 @@ from __future__ import annotations
 from ..base import root_done
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,6 +74,7 @@ from .memory import header_traffic
 from .pricing import cp1d_residents, memory_seconds, op_cycles
 from .spi import NeverVisible, bottleneck, calc_direction, offers_pair_tables
 from ...bfs.direction import BOTTOM_UP, TOP_DOWN
+from ...bfs.parallel import map_in_order
 from ...engine.costs import allreduce_time, port_seconds, route_latency
 from ...engine.messaging import DirectPackets
 from ...engine.topology import Topology
@@ -633,5 +632,4 @@ def project_with(pricer_class, graph: Graph, keys, machine: Machine, topology: T
 
     # Roots on a thread pool (numpy releases the GIL in the gathers and
     # sorts that dominate); results come back in root order.
-    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
-        return list(pool.map(one, keys))
+    return map_in_order(one, keys)

@@ -54,8 +54,6 @@ from __future__ import annotations
 from ..base import root_done
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,6 +64,7 @@ from .execute import FRONTIER_ID_BYTES, WORD_BYTES, grid_shape, phase_seconds, r
 from ..cp1d.pricing import Residents
 from ...bfs import bfs_reference
 from ...bfs.direction import TOP_DOWN
+from ...bfs.parallel import map_in_order
 from ...engine.costs import (NO_EXCHANGE, ExchangeCost, allreduce_time, exchange_cost, link_seconds, port_seconds,
                            route_latency)
 from ...engine.messaging import DirectPackets
@@ -379,5 +378,4 @@ def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm,
 
     # Roots on a thread pool (numpy releases the GIL in the gathers that
     # dominate); results come back in root order.
-    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
-        return list(pool.map(one, keys))
+    return map_in_order(one, keys)

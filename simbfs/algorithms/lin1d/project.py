@@ -39,12 +39,11 @@ from __future__ import annotations
 from ..base import root_done
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ...bfs.direction import TOP_DOWN, choose_direction
+from ...bfs.parallel import map_in_order
 from ...engine.costs import port_seconds, route_latency
 from ...graph import Graph
 from ...machine.model import Machine
@@ -328,5 +327,4 @@ def project(graph: Graph, keys, machine: Machine, topology, algorithm, profile_s
         progress(root_done(root))
         return int(root), edges, time_s, records
 
-    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
-        return list(pool.map(one, keys))
+    return map_in_order(one, keys)
