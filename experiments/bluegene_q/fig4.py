@@ -45,7 +45,7 @@ from simbfs.machine import load_machine  # noqa: E402
 
 PAIR_BYTES = 64 * 1024  # payload every ordered pair exchanges
 PACKET_SIZES = (32, 64, 96, 128, 192, 256, 384, 512)  # payload bytes per packet, multiples of the granule
-# Torus partitions of machines/bluegene_q.yaml, 2x2x2x2x2 up to 4x4x8x16x2.
+# Torus partitions of simbfs/machines/bluegene_q.yaml, 2x2x2x2x2 up to 4x4x8x16x2.
 # 4096 is the largest whose N x N matrices (128 MiB each, a few at once)
 # fit comfortably; 8192 would need about 4 GiB of temporaries per exchange.
 PARTITIONS = (32, 128, 512, 1024, 2048, 4096)

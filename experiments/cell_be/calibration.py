@@ -5,7 +5,7 @@ cycle costs from the two per-SPE rates of 001, 4 (Fig. 2) at arity 16 and 512
 A portion is the non-empty part of an adjacency list bound for one SPE. With
 arity k uniform in [0, 2a] and 8 SPEs, a list has on average
 E[8 (1 - (7/8)^k)] portions. cycles/edge(a) = c_edge + c_portion * P(a) / a
-through both points gives the values in machines/cell_be.yaml
+through both points gives the values in simbfs/machines/cell_be.yaml
 (spe.cycles.dispatch, spe.cycles.bitmap), which this script prints beside
 the solution. The clock is the machine file's (node.clock).
 

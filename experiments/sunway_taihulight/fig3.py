@@ -3,7 +3,7 @@ cluster against chunk size, 8 B to 16 KiB, beside the MPE's 9.4 GB/s
 (claim sunway.dma: a cluster reaches 28.9 GB/s with chunks of 256 B or
 more; an MPE reaches 9.4 GB/s with 256 B batches).
 
-This is a CALIBRATION claim: machines/sunway_taihulight.yaml sets
+This is a CALIBRATION claim: simbfs/machines/sunway_taihulight.yaml sets
 cpe_cluster.dma_curve and cpe_cluster.mpe_bandwidth from these very
 numbers, so the script shows that the model (CPEClusterModel.dma_seconds and
 mpe_seconds, simbfs/engine/devices/cpe_cluster.py) reproduces its inputs,

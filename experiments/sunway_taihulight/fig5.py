@@ -3,7 +3,7 @@ cluster against the number of its CPEs that stream, 1 to 64, with 256 B
 chunks (claim sunway.cpes_needed: at least 16 CPEs are needed to use the
 memory bandwidth).
 
-This is a CALIBRATION claim: machines/sunway_taihulight.yaml sets
+This is a CALIBRATION claim: simbfs/machines/sunway_taihulight.yaml sets
 cpe_cluster.cpes_to_saturate = 16 from it, so the script shows that the
 model (CPEClusterModel.dma_seconds with cpes = k, bandwidth
 curve(256 B) x min(1, k / 16)) reproduces its input. The figure's shape

@@ -4,7 +4,7 @@ module built on it, against the producers' read chunk size (claim
 sunway.register_bus: 10 GB/s register to register, out of a theoretical
 14.5 GB/s, "half of peak bandwidth in Figure 3 for both read and write").
 
-This is a CALIBRATION claim: machines/sunway_taihulight.yaml sets
+This is a CALIBRATION claim: simbfs/machines/sunway_taihulight.yaml sets
 cpe_cluster.register_bus = 10 GB/s from it, so the shuffle's rate here
 (CPEClusterModel.shuffle_seconds) reproduces its input. The theoretical
 14.5 GB/s is not an input: it follows from the DMA curve (28.9 GB/s at
