@@ -76,6 +76,8 @@ def format_run(doc: dict) -> str:
         lines.append(f"validation {trees} checked against {rules}: {verdict}")
     else:
         lines.append("validation SKIPPED (--no-validate): the BFS trees were not checked")
+    if "wall_time_s" in doc:
+        lines.append(f"wall time  {_time(doc['wall_time_s'])} on this computer")
     lines.append("")
     kind = "Projected" if projection else "Simulated"
     lines.append(f"{kind} TEPS over {len(roots)} root{'s' if len(roots) != 1 else ''} (Graph500 statistics):")
@@ -83,6 +85,8 @@ def format_run(doc: dict) -> str:
         lines.append(f"  {name:<14} {_teps(value):>14}")
     times = [r["time_s"] for r in roots]
     lines.append(f"  {'BFS time':<14} {_time(min(times)):>14} .. {_time(max(times))}")
+    for match in doc.get("paper_claims", ()):
+        lines.append(format_paper_comparison(match, bool(doc["overrides"]), bool(projection)))
     lines.append("")
     root = representative_root(doc)
     lines.append(f"{'Projected per' if projection else 'Per'} level, root {root} "
@@ -91,6 +95,18 @@ def format_run(doc: dict) -> str:
     lines.append("  compute: mean over nodes; busiest: the busiest node; messages: network packets (Cell: queue puts);")
     lines.append("  time = compute + comm + sync (waiting for the slowest node)")
     return "\n".join(lines)
+
+
+def format_paper_comparison(match: dict, overridden: bool, projected: bool) -> str:
+    """The paper's value of a claim whose setup the run is, beside simbfs's."""
+    tolerance = match.get("tolerance")
+    verdict = ""
+    if tolerance is not None:
+        verdict = f", {'within' if abs(match['error']) <= tolerance else 'outside'} its {tolerance:.0%}"
+    caveat = " (with your --set overrides: not the paper's machine)" if overridden else ""
+    what = "projected" if projected else "simbfs"
+    return (f"  {'paper':<14} {_teps(match['paper_teps']):>14} {match['statistic'].replace('_', ' ')} "
+            f"({match['claim']}, {match['paper']}): {what} {match['error']:+.1%}{verdict}{caveat}")
 
 
 def format_levels(levels: list[dict]) -> str:

@@ -24,6 +24,7 @@ from . import __version__
 from .algorithms import get_algorithm, origin
 from .algorithms.base import ROOT_DONE
 from .bfs import teps_statistics, validate_bfs_tree
+from .claims import paper_comparisons
 from .engine import NULL_RECORDER, Simulation
 from .engine.recorder import LevelWatcher
 from .errors import UserError
@@ -80,7 +81,21 @@ def run(config: RunConfig, progress: Callable[[str], None] = _nothing, bar=None)
     takes messages; ``bar(total, unit)``, when given, returns a callable
     that takes a label per finished item (a root) and None at the end (a
     progress bar), and replaces the per-root messages; if it has a
-    ``note(text)`` method, each level's end is shown there."""
+    ``note(text)`` method, each level's end is shown there.
+
+    Two fields are added to what the simulation gives: ``paper_claims``,
+    the claims whose setup this run is, with the paper's value beside the
+    prediction; and ``wall_time_s``, how long the run took on this
+    computer, the one field that differs between two runs of the same
+    command."""
+    started = time.perf_counter()
+    doc = _simulate(config, progress, bar)
+    doc["paper_claims"] = paper_comparisons(doc)
+    doc["wall_time_s"] = round(time.perf_counter() - started, 3)
+    return doc
+
+
+def _simulate(config: RunConfig, progress: Callable[[str], None], bar) -> dict:
     if not 1 <= config.roots <= MAX_ROOTS:
         raise UserError(f"--roots must be between 1 and {MAX_ROOTS} (Graph500 uses 64), got {config.roots}")
     machine = load_machine(config.machine, config.overrides)
