@@ -30,6 +30,7 @@ simpy run (or projection), so a calibration costs 10 to 20 runs.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, replace
 from typing import Callable
@@ -267,8 +268,11 @@ def calibrate(config, measured_teps: float, key: str | None = None, progress=lam
                  f"{machine.values.get('calibration.reason', '')}")
     spec = S.declaration(key)
     if not isinstance(spec, S.Param):
-        raise UserError(f"--fit {key}: not a hardware parameter of a machine file (`simbfs machines --keys` "
-                        f"lists them, those of kind time, bandwidth, frequency, size, count, cycles or ratio)")
+        params = [path for path, declared in S.walk() if isinstance(declared, S.Param)]
+        close = difflib.get_close_matches(key, params, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise UserError(f"--fit {key}: not a hardware parameter of a machine file{hint}; `simbfs machines --keys` "
+                        f"lists them, those of kind time, bandwidth, frequency, size, count, cycles or ratio")
     if spec.integer:
         raise UserError(f"--fit {key}: a whole-number parameter cannot be fitted continuously; fit a cost, "
                         f"a latency, a bandwidth or a size")

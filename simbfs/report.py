@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .machine import schema
 from .machine.model import Machine
 from .units import format_quantity
@@ -39,6 +41,19 @@ ORIGIN_TEXT = {"paper": " (the paper's own code)",
                "generic": " (generic level-synchronous BFS, not the paper's code)"}
 
 
+def topology_text(label: str) -> str:
+    """The document's topology label for people: a fat tree's shape spelled
+    out (``fat_tree 1x18+4 1:1`` is 1 full supernode of 18 hosts, a
+    partial one of 4, and 1:1 oversubscription into the central network)."""
+    match = re.fullmatch(r"fat_tree (\d+)x(\d+)(?:\+(\d+))? 1:(\S+)", label)
+    if not match:
+        return label
+    full, size, last, ratio = match.groups()
+    supernodes = f"{full} supernode{'s' if full != '1' else ''} of {size} hosts" + (
+        f" + 1 of {last}" if last else "")
+    return f"fat tree: {supernodes}, oversubscribed 1:{ratio} into the central network"
+
+
 def format_run(doc: dict) -> str:
     graph = doc["graph"]
     shape = f"edgefactor {graph['edgefactor']}" if graph["kind"] == "kronecker" else f"arity {graph['arity']:g}"
@@ -46,7 +61,7 @@ def format_run(doc: dict) -> str:
         shape += ", directed"
     lines = [
         f"simbfs {doc['simbfs_version']}  mode: {doc['mode']}",
-        f"machine    {doc['machine']} ({doc['topology']}), " + (
+        f"machine    {doc['machine']} ({topology_text(doc['topology'])}), " + (
             f"{doc['nodes']} nodes" if doc.get("hosts", doc["nodes"]) == doc["nodes"] else
             f"{doc['nodes']} nodes (MPI processes, one per GPU) on {doc['hosts']} hosts"),
         f"algorithm  {doc['algorithm']}" + ORIGIN_TEXT.get(doc.get("algorithm_origin"), ""),

@@ -290,10 +290,13 @@ def _graph_spec(config: RunConfig, machine, algorithm) -> GraphSpec:
     same_kind = default.kind == kind
     scale = config.scale if config.scale is not None else (default.scale if same_kind else DEFAULT_GRAPH.scale)
     if kind == "kronecker":
-        for flag, given in (("--arity", config.arity), ("--directed/--undirected", config.directed)):
-            if given is not None:
-                raise UserError(f"{flag} applies to uniform graphs (--graph uniform), not to the Graph500 Kronecker "
-                                f"graph, which is undirected; drop {flag.split('/')[0]}, or add --graph uniform")
+        if config.arity is not None:
+            raise UserError("--arity applies to uniform graphs (--graph uniform); the Graph500 Kronecker graph's "
+                            "edges per vertex are set by --edgefactor; drop --arity, or add --graph uniform")
+        if config.directed is not None:
+            flag = "--directed" if config.directed else "--undirected"
+            raise UserError(f"{flag} applies to uniform graphs (--graph uniform); the Graph500 Kronecker graph is "
+                            f"always undirected; drop {flag}" + (", or add --graph uniform" if config.directed else ""))
     elif config.edgefactor is not None:
         raise UserError("--edgefactor applies to the Graph500 Kronecker graph; a uniform graph's size is set by "
                         "--arity (each vertex's arity is uniform in [0, 2A]); drop --edgefactor")

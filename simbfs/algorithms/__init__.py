@@ -9,6 +9,8 @@ implements. Register a new family's variants here
 
 from __future__ import annotations
 
+import difflib
+
 from ..errors import UserError
 from . import bsp1d, cell, cp1d, cp2d, lin1d, ueno2d
 from .base import GENERIC, OTHER_PAPER, PAPER_CODE, Algorithm, Projection, origin
@@ -25,19 +27,21 @@ def get_algorithm(name: str):
     try:
         algorithm = ALGORITHMS[base]
     except KeyError:
-        raise UserError(f"unknown algorithm {base!r}; choose one of {', '.join(sorted(ALGORITHMS))}") from None
+        close = difflib.get_close_matches(base, list(ALGORITHMS), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise UserError(f"unknown algorithm {base!r}{hint}; choose one of {', '.join(sorted(ALGORITHMS))}") from None
     if not colon:
         return algorithm
     if not algorithm.takes_options:
         raise UserError(f"{base} takes no options; use --algorithm {base}")
+    example = f"{base}:{algorithm.option_example}"
     if not options:
-        raise UserError(f"no options after {base}:; write {base}:key=value,... (e.g. {base}:compression=off) "
-                        f"or just {base}")
+        raise UserError(f"no options after {base}:; write {base}:key=value,... (e.g. {example}) or just {base}")
     settings = {}
     for item in options.split(","):
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
-            raise UserError(f"algorithm option {item!r} must be written key=value, e.g. {base}:compression=off")
+            raise UserError(f"algorithm option {item!r} must be written key=value, e.g. {example}")
         if key.strip() in settings:  # which one was meant is not ours to guess
             raise UserError(f"algorithm option {key.strip()!r} is given twice in {name!r}; give it once")
         settings[key.strip()] = value.strip()

@@ -15,7 +15,9 @@ Attributes
     says whether a run uses its machine's paper's code (:func:`origin`).
     ``directed_graphs``: whether it runs on directed adjacency lists (the
     Cell paper's graphs); bottom-up algorithms need undirected ones.
-    ``takes_options``: whether ``name:key=value,...`` variants exist.
+    ``takes_options``: whether ``name:key=value,...`` variants exist;
+    ``option_example``: then one of its options, as error messages show it
+    (``compression=off``).
     ``requires``: the machine sections it reads (besides the core roles),
     e.g. ``("cp1d",)``; the runner refuses a machine without them before
     anything is generated.
@@ -103,6 +105,7 @@ class Algorithm:
     paper: str | None = None
     directed_graphs: bool = False
     takes_options: bool = False
+    option_example: str = ""
     requires: tuple[str, ...] = ()
     projection: Projection | None = None
     memory_uncertainty: float = 0.0

@@ -76,6 +76,7 @@ def resolve_machine_path(name_or_path: str) -> Path:
 def load_machine(name_or_path: str, overrides: list[str] | tuple[str, ...] = ()) -> Machine:
     """Load, merge, override and validate a machine file."""
     path = resolve_machine_path(name_or_path)
+    _refuse_repeated_keys(overrides)
     raw = _read_with_bases(path, seen=())
     for override in overrides:
         _apply_override(raw, override)
@@ -143,6 +144,20 @@ def _deep_merge(base: dict, top: dict) -> dict:
         else:
             out[key] = copy.deepcopy(value)
     return out
+
+
+def _refuse_repeated_keys(overrides) -> None:
+    """A key set twice: which value was meant is not ours to guess (the
+    last one used to win, silently)."""
+    given: dict[str, str] = {}
+    for override in overrides:
+        key, eq, value = override.partition("=")
+        key = key.strip()
+        if not eq:
+            continue  # _apply_override explains the form
+        if key in given:
+            raise UserError(f"--set {key} is given twice ({given[key]!r} and {value.strip()!r}); give it once")
+        given[key] = value.strip()
 
 
 def _apply_override(raw: dict, override: str) -> None:

@@ -150,6 +150,7 @@ class CP1DSPI(Algorithm):
     paper = "000"
     directed_graphs = False
     takes_options = True
+    option_example = "compression=off"
     requires = ("cp1d",)
     memory_uncertainty = MEMORY_UNCERTAINTY
 

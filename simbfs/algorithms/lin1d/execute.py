@@ -53,6 +53,7 @@ class Lin1D(Algorithm):
     paper = "003"
     directed_graphs = False
     takes_options = True
+    option_example = "relay=off"
     requires = ("lin1d", "cpe_cluster")
     memory_uncertainty = 0.05
 

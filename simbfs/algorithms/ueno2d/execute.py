@@ -51,6 +51,7 @@ class Ueno2D(Algorithm):
     paper = "004"
     directed_graphs = False
     takes_options = True
+    option_example = "sv=atomic"
     requires = ("ueno2d", "gpu")
     memory_uncertainty = 0.05
 
