@@ -25,6 +25,8 @@ and does not stop the sweep.
 from __future__ import annotations
 
 import csv
+import errno
+import fcntl
 import hashlib
 import io
 import itertools
@@ -48,6 +50,7 @@ RUN_OPTIONS = {"nodes": ("nodes", int), "scale": ("scale", int), "algorithm": ("
 KIND_NAMES = {int: "whole number", float: "number", str: "text"}
 CHOICES = {"mode": ("execute", "project"), "graph": ("kronecker", "uniform")}
 POINTS_DIR = "points"
+LOCK = ".sweep.lock"  # held (flock) by the sweep writing into the directory
 SCHEDULER_TIMEOUT = "10s"  # how long to try reaching a --scheduler
 RESULTS = "results.csv"
 PLOT = "results.png"
@@ -109,8 +112,27 @@ def _apply(base: RunConfig, key: str, text: str) -> RunConfig:
             raise UserError(f"--grid {key}: {text!r} is not a {KIND_NAMES[kind]}") from None
         if key in CHOICES and value not in CHOICES[key]:
             raise UserError(f"--grid {key}: {text!r} is not one of {', '.join(CHOICES[key])}")
+        if key == "algorithm":
+            from .algorithms import get_algorithm
+
+            try:
+                get_algorithm(value)
+            except UserError as exc:
+                raise UserError(f"--grid algorithm={text}: {exc}") from None
         return replace(base, **{name: value})
     return replace(base, overrides=[*base.overrides, f"{key}={text}"])
+
+
+def _machine_problem(exc: UserError, where: str) -> UserError:
+    """A machine file's list of problems, about a value the grid gave, as
+    one line that names the grid's value."""
+    head, sep, problems = str(exc).partition("invalid machine file:\n")
+    if sep:
+        text = "; ".join(line.strip().replace(" (value from --set)", "")
+                         for line in problems.splitlines() if line.strip())
+    else:
+        text = str(exc)
+    return UserError(f"{where}: {text}")
 
 
 def config_key(config: RunConfig) -> str:
@@ -129,14 +151,31 @@ def config_key(config: RunConfig) -> str:
 
 def expand(base: RunConfig, grid: dict[str, list[str]]) -> list[Point]:
     """Every point of the grid (the product of its values, the last key
-    varying fastest), each checked before anything runs."""
+    varying fastest), each checked before anything runs or is created: the
+    common options, then each value of the grid on its own (so an error
+    names the value), then every combination."""
+    from .machine import load_machine
+
+    load_machine(base.machine, base.overrides)  # the sweep's own machine and --set, as `run` reports them
+    for key, values in grid.items():
+        for text in values:
+            config = _apply(base, key, text)
+            if key not in RUN_OPTIONS:
+                try:
+                    load_machine(config.machine, config.overrides)
+                except UserError as exc:
+                    raise _machine_problem(exc, f"--grid {key}={text}") from None
     points = []
     for combination in itertools.product(*grid.values()):
         values = tuple(zip(grid, combination))
         config = base
         for key, text in values:
             config = _apply(config, key, text)
-        points.append(Point(values=values, config=config, key=config_key(config)))
+        try:
+            key = config_key(config)
+        except UserError as exc:
+            raise _machine_problem(exc, "--grid point " + ", ".join(f"{k}={v}" for k, v in values)) from None
+        points.append(Point(values=values, config=config, key=key))
     return points
 
 
@@ -158,16 +197,32 @@ def _write_atomically(path: Path, text: str) -> None:
 
 
 class SweepStore:
-    """The sweep's directory: one JSON file per finished point, the table and
-    the plot."""
+    """The sweep's directory: one JSON file per point computed (finished or
+    failed), the table and the plot. :meth:`prepare` creates it and locks
+    it for this process's life, so a second sweep into the same directory
+    is refused instead of overwriting the first one's table."""
 
     def __init__(self, out: Path):
         self.out = Path(out)
         self.points = self.out / POINTS_DIR
+        self._lock = None
 
-    def prepare(self) -> None:
+    def check(self) -> None:
+        """Refuse a directory that cannot be used, creating nothing."""
         if self.out.exists() and not self.out.is_dir():
             raise UserError(f"--out {self.out} is a file; give a directory (it is created if missing)")
+        existing = self.out.absolute()
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir():
+            raise UserError(f"--out {self.out}: {existing} is a file, not a directory; give another --out")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise UserError(f"cannot write the sweep's results in {self.out}: {existing} is not writable; "
+                            f"give another --out")
+
+    def prepare(self) -> None:
+        """Create the directory and take its lock (see :meth:`lock`)."""
+        self.check()
         try:
             self.points.mkdir(parents=True, exist_ok=True)
             probe = self.points / f".probe.{os.getpid()}"
@@ -175,25 +230,73 @@ class SweepStore:
             probe.unlink()
         except OSError as exc:
             raise UserError(f"cannot write the sweep's results in {self.out}: {exc.strerror or exc}") from None
+        self.lock()
+
+    def lock(self) -> None:
+        """Hold DIR/.sweep.lock (flock) until :meth:`close` or this process
+        ends (the system drops the lock of a process that dies); if another
+        sweep holds it, refuse."""
+        if self._lock is not None:
+            return
+        path = self.out / LOCK
+        try:
+            stream = open(path, "a+")
+        except OSError as exc:
+            raise UserError(f"cannot write the sweep's results in {self.out}: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(stream, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            stream.seek(0)
+            holder = stream.read().strip()
+            stream.close()
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise UserError(f"cannot lock {path}: {exc.strerror or exc}") from None
+            raise UserError(f"another simbfs sweep{f' (process {holder})' if holder.isdigit() else ''} is writing "
+                            f"into {self.out}; wait for it to finish (then re-run this one: it reuses the points "
+                            f"already done), or give another --out") from None
+        stream.seek(0)
+        stream.truncate()
+        stream.write(f"{os.getpid()}\n")
+        stream.flush()
+        self._lock = stream
+
+    def close(self) -> None:
+        """Release the directory's lock."""
+        if self._lock is not None:
+            self._lock.close()  # closing the file drops its flock
+            self._lock = None
+
+    def __enter__(self) -> "SweepStore":
+        self.prepare()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
 
     def path(self, point: Point) -> Path:
         return self.points / f"{point.key}.json"
 
+    def record(self, point: Point) -> dict | None:
+        """The point's stored result (status ok or error), or None."""
+        try:
+            return json.loads(self.path(point).read_text())
+        except (OSError, ValueError):
+            return None
+
     def done(self, point: Point) -> bool:
-        return self.path(point).exists()
+        """Finished: stored with status ok. A failed point is run again."""
+        record = self.record(point)
+        return record is not None and record.get("status") == "ok"
 
     def store(self, point: Point, result: dict) -> None:
         record = {"values": point.as_dict(), "key": point.key, **result}
         _write_atomically(self.path(point), json.dumps(record, sort_keys=True) + "\n")
 
-    def load(self, point: Point) -> dict:
-        return json.loads(self.path(point).read_text())
-
 
 def compute(points: list[Point], store: SweepStore, jobs: int = 1, scheduler: str | None = None,
             on_stored: Callable[[Point, dict], None] = lambda point, result: None) -> int:
-    """Run the points not yet stored; store each as it finishes; return how
-    many were computed. ``jobs`` worker processes on a local Dask cluster,
+    """Run the points not yet finished (never run, or failed before); store
+    each as it finishes; return how many were computed. ``jobs`` worker processes on a local Dask cluster,
     or the cluster at ``scheduler``; one job and no scheduler runs here, in
     turn."""
     pending = [point for point in points if not store.done(point)]
@@ -205,34 +308,29 @@ def compute(points: list[Point], store: SweepStore, jobs: int = 1, scheduler: st
             store.store(point, result)
             on_stored(point, result)
         return len(pending)
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, as_completed
 
-    cluster = None
-    try:
-        if scheduler is None:
-            cluster = LocalCluster(n_workers=min(jobs, len(pending)), threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=40)
-            client = Client(cluster)
-        else:
-            try:
-                client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
-            except OSError as exc:
-                raise UserError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
-        with client:
-            by_future = {client.submit(run_point, point.config, key=f"simbfs-{point.key}", pure=False): point
-                         for point in pending}
-            try:
-                for future in as_completed(by_future):
-                    point = by_future[future]
-                    result = future.result()
-                    store.store(point, result)
-                    on_stored(point, result)
-            except BaseException:
-                client.cancel(list(by_future))
-                raise
-    finally:
-        if cluster is not None:
-            cluster.close()
+    from .dask_cluster import local_client
+
+    if scheduler is None:
+        connection = local_client(min(jobs, len(pending)))
+    else:
+        try:
+            connection = Client(scheduler, timeout=SCHEDULER_TIMEOUT)  # closed when the block ends
+        except OSError as exc:
+            raise UserError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+    with connection as client:
+        by_future = {client.submit(run_point, point.config, key=f"simbfs-{point.key}", pure=False): point
+                     for point in pending}
+        try:
+            for future in as_completed(by_future):
+                point = by_future[future]
+                result = future.result()
+                store.store(point, result)
+                on_stored(point, result)
+        except BaseException:
+            client.cancel(list(by_future))
+            raise
     return len(pending)
 
 
@@ -245,12 +343,12 @@ def _level_split(document: dict) -> dict:
 
 
 def rows(points: list[Point], store: SweepStore) -> list[dict]:
-    """One row per stored point, in grid order."""
+    """One row per stored point (finished or failed), in grid order."""
     out = []
     for point in points:
-        if not store.done(point):
+        record = store.record(point)
+        if record is None:
             continue
-        record = store.load(point)
         row = {**point.as_dict(), "status": record["status"]}
         doc = record.get("document")
         if doc:

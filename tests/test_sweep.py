@@ -3,9 +3,22 @@ Checked: a sweep on a local cluster of 2 workers gives the runs' own
 results; an interrupted sweep re-run ends with every point exactly once and
 a finished one computes nothing; keys follow the complete configuration; a
 failing point is recorded and does not stop the sweep; bad input is
-refused in one line before anything runs."""
+refused in one line before anything runs.
+
+Issue 31: Ctrl-C (SIGINT to the process group) on a parallel sweep prints
+one line and keeps what finished (item 3); a second sweep into a directory
+in use is refused (item 4); Dask says nothing when port 8787 is taken
+(item 8); a refused sweep creates nothing (item 10); a failed point fails
+the command and is retried by a re-run (item 12)."""
 
 import csv
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -93,12 +106,25 @@ def test_a_sweep_file_carries_values_with_commas(tmp_path):
     (["--grid", "scale=ten"], "whole number"),
     (["--grid", "mode=fast"], "one of"),
     ([], "at least one --grid"),
+    (["--grid", "network.injection_bandwidth=1GB/s,fast"], "--grid network.injection_bandwidth=fast: "),
+    (["--grid", "nodes=16,64", "--grid", "gpu.pcie_bandwidth=8GB/s,slow"], "'slow'"),
+    (["--grid", "algorithm=ueno2d,ueno3d"], "--grid algorithm=ueno3d: unknown algorithm"),
 ])
 def test_bad_grids_are_refused_in_one_line(grid, message, tmp_path, capsys):
+    """Issue 31, item 10: a refused sweep creates nothing, not even --out."""
     assert main(["sweep", "tsubame2", "--out", str(tmp_path / "out"), "--quiet", *grid]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and message in err
-    assert not (tmp_path / "out" / sweep.RESULTS).exists()
+    assert len(err.splitlines()) == 1 and err.startswith("simbfs: error: ") and message in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unusable_out_is_refused_before_anything_is_created(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    for out in (tmp_path / "file", tmp_path / "file" / "sub" / "dir"):
+        assert main(["sweep", "tsubame2", "--grid", "nodes=16", "--out", str(out), "--quiet"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "is a file" in err
+    assert sorted(os.listdir(tmp_path)) == ["file"]
 
 
 def test_the_command_writes_the_table_and_reruns_in_no_time(tmp_path, capsys):
@@ -197,3 +223,121 @@ def test_without_a_bar_level_lines_are_rate_limited(monkeypatch):
     every = []
     run(config, every.append)
     assert sum(" done" in m for m in every) == len(doc["levels"])
+
+
+TINY_SWEEP = ["sweep", "tsubame2", "--scale", "12", "--roots", "1", "--no-validate", "--quiet"]
+
+
+def test_a_failed_point_fails_the_command_and_a_rerun_retries_it(tmp_path, capsys):
+    """Issue 31, item 12: a failed point is not done: the command exits 1
+    and names it, and a re-run computes it again (and only it)."""
+    args = [*TINY_SWEEP, "--grid", "nodes=64,96", "--jobs", "1", "--out", str(tmp_path)]
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    assert "2 computed now, 1 failed" in captured.out
+    assert captured.err.startswith("simbfs: error: point nodes=96 failed: ") and "power of two" in captured.err
+    assert len(captured.err.splitlines()) == 1
+    assert main(args) == 1
+    assert "1 computed now, 1 failed" in capsys.readouterr().out  # nodes=96 again, nodes=64 kept
+    assert [r["status"] for r in _rows(tmp_path)] == ["ok", "error"]
+    points = sweep.expand(BASE, sweep.parse_grid(["nodes=64,96"]))
+    store = sweep.SweepStore(tmp_path / "api")
+    with store:
+        assert sweep.compute(points, store) == 2
+        assert [store.done(point) for point in points] == [True, False]
+        assert sweep.compute(points, store) == 1  # the failed one, retried
+
+
+def test_a_second_sweep_into_a_busy_directory_is_refused(tmp_path, capsys):
+    """Issue 31, item 4: while a sweep holds DIR, another one into DIR is
+    refused before any work, in one line; once the first is done it runs."""
+    args = [*TINY_SWEEP, "--grid", "nodes=16,64", "--jobs", "1", "--out", str(tmp_path)]
+    first = sweep.SweepStore(tmp_path)
+    first.prepare()
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"simbfs: error: another simbfs sweep (process {os.getpid()}) is writing into {tmp_path}; "
+                   f"wait for it to finish (then re-run this one: it reuses the points already done), "
+                   f"or give another --out")
+    assert os.listdir(tmp_path / sweep.POINTS_DIR) == [] and not (tmp_path / sweep.RESULTS).exists()
+    with pytest.raises(UserError, match="another simbfs sweep"):
+        sweep.SweepStore(tmp_path).prepare()
+    first.close()
+    assert main(args) == 0
+    assert len(_rows(tmp_path)) == 2
+
+
+def test_a_dead_sweeps_lock_is_released(tmp_path):
+    """The lock is the system's (flock): a sweep killed with SIGKILL leaves
+    no stale lock behind."""
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom simbfs.sweep import SweepStore\n"
+                               "store = SweepStore(sys.argv[1])\nstore.prepare()\nprint('locked', flush=True)\ntime.sleep(120)",
+                               str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(UserError, match=f"process {holder.pid}"):
+            sweep.SweepStore(tmp_path).prepare()
+    finally:
+        holder.kill()
+        holder.wait(timeout=60)
+    with sweep.SweepStore(tmp_path):
+        pass
+
+
+def test_a_parallel_sweep_says_nothing_when_port_8787_is_taken(tmp_path, capfd, recwarn):
+    """Issue 31, item 8: Dask's scheduler started an HTTP server on 8787
+    even with the dashboard off, and warned on stderr when the port was
+    taken. No dashboard, no warning."""
+    taken = socket.socket()
+    try:
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        taken.bind(("", 8787))
+        taken.listen()
+    except OSError:
+        pass  # something else holds it already: taken all the same
+    try:
+        assert main([*TINY_SWEEP, "--grid", "nodes=16,64", "--jobs", "2", "--out", str(tmp_path)]) == 0
+    finally:
+        taken.close()
+    captured = capfd.readouterr()
+    assert captured.err == "" and "2 of 2 points" in captured.out
+    assert not [w for w in recwarn if "already in use" in str(w.message)]
+
+
+def test_ctrl_c_on_a_parallel_sweep_prints_one_line_and_keeps_what_finished(tmp_path):
+    """Issue 31, item 3: a terminal's Ctrl-C signals the whole process
+    group, Dask's worker processes too; they used to print ~60 lines of
+    tracebacks. Now: one line, exit status 130, finished points kept, no
+    process left behind."""
+    out = tmp_path / "out"
+    seeds = 40  # far more than finish before the signal
+    command = [sys.executable, "-m", "simbfs", "sweep", "tsubame2", "--nodes", "16", "--scale", "12",
+               "--roots", "1", "--no-validate", "--grid", "seed=" + ",".join(map(str, range(1, seeds + 1))),
+               "--jobs", "2", "--out", str(out), "--quiet"]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)  # its own process group, as a terminal's job
+    try:
+        deadline = time.monotonic() + 300
+        while len(list(out.glob(f"{sweep.POINTS_DIR}/*.json"))) < 2:
+            assert child.poll() is None and time.monotonic() < deadline, "no point finished"
+            time.sleep(0.1)
+        os.killpg(child.pid, signal.SIGINT)
+        stdout, stderr = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+    assert stderr == "simbfs: interrupted\n" and stdout == ""
+    assert child.returncode == 130
+    kept = [json.loads(path.read_text()) for path in out.glob(f"{sweep.POINTS_DIR}/*.json")]
+    assert 2 <= len(kept) < seeds and all(record["status"] == "ok" for record in kept)
+    rows = _rows(out)
+    assert len(rows) == len(kept) and all(row["status"] == "ok" for row in rows)
+    deadline = time.monotonic() + 60  # the workers go with the sweep
+    while True:
+        try:
+            os.killpg(child.pid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "worker processes outlived the sweep"
+        time.sleep(0.2)
