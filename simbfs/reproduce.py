@@ -248,10 +248,11 @@ def reproduce(machines: list[str], out: Path, quick: bool, jobs: int = 1,
         for machine, name, key in todo:
             keep(machine, name, key, run_script(machine, name, str(script_dir(out, machine, name)), quick))
     elif todo:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import as_completed
 
-        with LocalCluster(n_workers=min(jobs, len(todo)), threads_per_worker=1, processes=True,
-                          dashboard_address=None, silence_logs=40) as cluster, Client(cluster) as client:
+        from .dask_cluster import local_client  # quiet on Ctrl-C, no dashboard port
+
+        with local_client(min(jobs, len(todo))) as client:
             futures = {client.submit(run_script, machine, name, str(script_dir(out, machine, name)), quick, pure=False,
                                      key=f"reproduce-{machine}-{name}-{key}"): (machine, name, key)
                        for machine, name, key in todo}
