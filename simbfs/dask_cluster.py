@@ -9,10 +9,12 @@ this computer and yields a Client on them. Compared with a bare
   page of ``CancelledError`` ... ``KeyboardInterrupt`` tracebacks. SIGINT is
   blocked in the thread that starts the cluster while it starts, so every
   thread Dask creates, and every worker process they spawn, inherits the
-  blocked mask (a signal mask survives fork and exec): the workers never
-  see a SIGINT. The parent unblocks it once the cluster is up; a Ctrl-C
-  pressed meanwhile is then delivered, not lost. The workers stop when
-  the parent closes the cluster, which it does on the interrupt.
+  blocked mask (a signal mask survives fork and exec), and once up each
+  worker ignores SIGINT for good: the workers never see a SIGINT. The
+  parent unblocks it once the cluster is up; a Ctrl-C pressed meanwhile is
+  then delivered, not lost. The workers stop when the parent closes the
+  cluster, which it does on the interrupt (or die with it: Dask's workers
+  exit when their parent process goes away).
 - **Silent shutdown.** When the block is left by an exception (Ctrl-C, a
   failure), Dask's loggers are muted before the cluster is closed, so
   cancelling running tasks prints nothing: the caller reports the one line
