@@ -80,9 +80,16 @@ examples:
   simbfs sweep bluegene_q --file study.yaml --out study --scheduler tcp://head:8786
       a grid from a file (grid: {KEY: [values]}) on a Dask cluster
 
-Re-run the same command to finish an interrupted sweep: finished points are
-kept and only the missing ones run. results.csv loads straight into pandas:
-pandas.read_csv("links/results.csv"). See docs/howto/what-if.md.
+Re-run the same command to finish an interrupted sweep (Ctrl-C): finished
+points are kept; only the missing and the failed ones run again. results.csv
+loads straight into pandas: pandas.read_csv("links/results.csv").
+One sweep at a time writes into a DIR: a second one is refused while the
+first runs. The local cluster has no dashboard; for Dask's, start a cluster
+yourself and give --scheduler. See docs/howto/what-if.md.
+
+exit status: 0 every point finished; 1 a point failed (its row in results.csv
+and a line on stderr say why; the rest of the sweep ran); 2 a user's error,
+before anything is created; 130 interrupted.
 """
 
 
@@ -395,10 +402,16 @@ def _run_config(args, **extra):
 def _cmd_sweep(args) -> int:
     from . import sweep
 
+    # the grid, every point and --out, checked before anything is created
     grid = sweep.parse_grid(args.grid, args.file)
-    store = sweep.SweepStore(args.out)
-    store.prepare()
     points = sweep.expand(_run_config(args, validate=args.validate), grid)
+    store = sweep.SweepStore(args.out)
+    store.check()
+    with store:  # DIR is created and locked: a second sweep into it is refused
+        return _sweep_points(args, sweep, grid, points, store)
+
+
+def _sweep_points(args, sweep, grid, points, store) -> int:
     done = sum(store.done(point) for point in points)
     progress = _progress(len(points), done, "points", args.quiet)
     if not args.quiet:
@@ -415,10 +428,13 @@ def _cmd_sweep(args) -> int:
     finally:
         table = sweep.finish(points, grid, store)
         progress(None)
-    failed = sum(row["status"] != "ok" for row in table)
+    failed = [row for row in table if row["status"] != "ok"]
     print(f"{len(table)} of {len(points)} points in {args.out / sweep.RESULTS} ({computed} computed now, "
-          f"{failed} failed)" + (f"; plot {args.out / sweep.PLOT}" if len(table) > failed else ""))
-    return 0
+          f"{len(failed)} failed)" + (f"; plot {args.out / sweep.PLOT}" if len(table) > len(failed) else ""))
+    for row in failed:
+        values = ", ".join(f"{key}={row[key]}" for key in grid)
+        print(f"simbfs: error: point {values} failed: {row['error']}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _cmd_reproduce(args) -> int:
@@ -568,7 +584,7 @@ def _cmd_machines(args) -> int:
         except UserError as exc:  # list the rest; say what is wrong with this one
             description = f"(cannot be loaded: {str(exc).splitlines()[-1].strip()})"
         print(f"{name:<{width}}  {description}")
-    print("\n`simbfs machines --describe NAME` shows every parameter with its source.")
+    print("\n`simbfs machines --describe NAME` shows every parameter with its source.", file=sys.stderr)
     return 0
 
 

@@ -104,8 +104,10 @@ def check(flag: str, given: Path) -> OutputTarget:
         return _with_format(OutputTarget(flag, given, how, given, suffix))
     # a regular file or a new name: written beside the real file, which a link names
     real = Path(os.path.realpath(given))
-    parent = real.parent
-    shown = given if real == Path(os.path.abspath(given)) else f"{given} (a link to {real})"
+    linked = real != Path(os.path.abspath(given))
+    # messages name the folders as the user wrote them, unless a link led elsewhere
+    parent = real.parent if linked else (given.parent if str(given.parent) else Path("."))
+    shown = f"{given} (a link to {real})" if linked else given
     blocker = next((p for p in (parent, *parent.parents) if p.exists() and not p.is_dir()), None)
     if blocker is not None:
         raise UserError(f"cannot write {flag} {shown}: {blocker} is a file, not a directory")

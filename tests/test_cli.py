@@ -249,7 +249,7 @@ def test_directed_follows_the_algorithm_unless_asked(tmp_path):
     assert json.loads(default.read_text())["graph"]["directed"] is True  # the Cell paper's graphs
     assert json.loads(forced.read_text())["graph"]["directed"] is False
     result = simbfs("run", "bluegene_q", "--nodes", "32", "--scale", "10", "--directed")
-    assert result.returncode == 2 and "--directed/--undirected applies to uniform graphs" in result.stderr
+    assert result.returncode == 2 and "--directed applies to uniform graphs" in result.stderr
     result = simbfs("run", "cell_be", "--graph", "uniform", "--scale", "10", "--algorithm", "bsp1d-do", "--directed")
     assert result.returncode == 2 and "needs an undirected graph" in result.stderr
 
@@ -305,7 +305,7 @@ def test_every_bundled_machine_runs_with_no_options(machine, tmp_path):
     (["bluegene_q", "--arity", "8"], "--arity applies to uniform graphs"),
     (["cell_be", "--edgefactor", "8"], "--edgefactor applies to the Graph500 Kronecker graph"),
     (["cell_be", "--graph", "uniform", "--edgefactor", "8"], "--edgefactor applies"),
-    (["bluegene_q", "--graph", "kronecker", "--undirected"], "--directed/--undirected applies to uniform graphs"),
+    (["bluegene_q", "--graph", "kronecker", "--undirected"], "--undirected applies to uniform graphs"),
 ])
 def test_options_that_do_not_apply_to_the_graph_are_refused(args, words, capsys):
     """Were silently ignored."""
@@ -428,3 +428,53 @@ def test_a_hopeless_scale_is_refused_after_a_few_memory_estimates(monkeypatch, c
     assert "use --scale 33 or less" in capsys.readouterr().err
     scales_tried = {n.bit_length() - 1 for n in calls} - {99}
     assert len(scales_tried) <= 8, sorted(scales_tried)
+
+
+@pytest.mark.parametrize("args,message", [
+    # was "e.g. lin1d:compression=off", not a lin1d option
+    (["sunway_taihulight", "--algorithm", "lin1d:relay"], "must be written key=value, e.g. lin1d:relay=off"),
+    (["tsubame2", "--algorithm", "ueno2d:sv"], "e.g. ueno2d:sv=atomic"),
+    (["bluegene_q", "--algorithm", "cp1d-spi:"], "(e.g. cp1d-spi:compression=off)"),
+    # were "drop --directed" and "which is undirected"
+    (["bluegene_q", "--undirected"], "the Graph500 Kronecker graph is always undirected; drop --undirected"),
+    (["bluegene_q", "--arity", "4"], "edges per vertex are set by --edgefactor; drop --arity"),
+    (["bluegene_q", "--algorithm", "cp1d-sip"], "unknown algorithm 'cp1d-sip' (did you mean cp1d-spi?)"),
+    # the last value used to win, silently
+    (["bluegene_q", "--set", "network.link_bandwidth=1GB/s", "--set", "network.link_bandwidth=2GB/s"],
+     "--set network.link_bandwidth is given twice ('1GB/s' and '2GB/s'); give it once"),
+])
+def test_small_slips_get_a_precise_refusal(args, message, capsys):
+    assert main(["run", *args, "--scale", "10", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
+
+
+def test_a_misspelt_fit_key_gets_a_suggestion(tmp_path, capsys):
+    assert main(["calibrate", "bluegene_q", "--measured-teps", "1e9", "--fit", "node.compute.edge_scn",
+                 "--out", str(tmp_path / "c.yaml"), "--quiet"]) == 2
+    assert "(did you mean node.compute.edge_scan?)" in capsys.readouterr().err
+
+
+def test_the_machine_list_on_stdout_is_only_the_list(capsys):
+    """The hint line went to stdout, in the way of `simbfs machines | cut`."""
+    from simbfs.machine import bundled_machines
+
+    assert main(["machines"]) == 0
+    captured = capsys.readouterr()
+    assert [line.split()[0] for line in captured.out.splitlines()] == bundled_machines()
+    assert "--describe NAME" in captured.err
+
+
+@pytest.mark.parametrize("label,text", [
+    ("fat_tree 1x18+4 1:1", "fat tree: 1 supernode of 18 hosts + 1 of 4, oversubscribed 1:1 into the central network"),
+    ("fat_tree 159x256+64 1:4", "fat tree: 159 supernodes of 256 hosts + 1 of 64, oversubscribed 1:4 into the "
+                                "central network"),
+    ("fat_tree 2x256 1:4", "fat tree: 2 supernodes of 256 hosts, oversubscribed 1:4 into the central network"),
+    ("torus 4x4x4x4x2", "torus 4x4x4x4x2"),
+])
+def test_the_report_spells_out_a_fat_trees_shape(label, text):
+    """64 TSUBAME processes, 3 a host: 22 hosts, 18 under one switch (the
+    machine file's supernode_size) and 4 under the next."""
+    from simbfs.report import topology_text
+
+    assert topology_text(label) == text

@@ -177,3 +177,10 @@ def test_a_calibrated_file_follows_a_link(tmp_path, monkeypatch):
     link.symlink_to(target.name)
     assert cli.main(["calibrate", "bluegene_q", "--measured-teps", "1e9", "--out", str(link), "--quiet"]) == 0
     assert link.is_symlink() and target.read_text().startswith("name: cal\n")
+
+
+def test_a_missing_folder_is_named_as_the_user_wrote_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main([*TINY, "--json", "nodir/r.json"]) == 2
+    assert capsys.readouterr().err == ("simbfs: error: cannot write --json nodir/r.json: directory nodir does not "
+                                       "exist; create it first\n")
