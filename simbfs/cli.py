@@ -439,6 +439,7 @@ def _sweep_points(args, sweep, grid, points, store) -> int:
 
 def _cmd_reproduce(args) -> int:
     from . import reproduce
+    from .dirlock import DirectoryLock
 
     machines = list(reproduce.MACHINES) if args.paper == "all" else [args.paper]
     out = args.out
@@ -448,6 +449,12 @@ def _cmd_reproduce(args) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"cannot create --out {out}: {exc.strerror or exc}") from None
+    # one reproduction at a time in DIR: a second one would empty the first's script folders
+    with DirectoryLock(out, reproduce.LOCK, "simbfs reproduce", "it reuses the scripts already done"):
+        return _reproduce_into(args, reproduce, machines, out, total)
+
+
+def _reproduce_into(args, reproduce, machines: list[str], out: Path, total: int) -> int:
     progress = _progress(total, 0, "scripts", args.quiet)
 
     def done(record):

@@ -61,6 +61,7 @@ PAPER = {"bluegene_q": "000, Checconi & Petrini (IPDPS 2014)", "cell_be": "001, 
 MAIN_GUARD = 'if __name__ == "__main__":'
 VALIDATION_MARK = "\nVALIDATION = True"
 SCRIPTS_DIR = "scripts"
+LOCK = ".reproduce.lock"  # held (simbfs/dirlock.py) by the reproduction writing into DIR
 # The format of a stored script result, part of its key: a result stored in
 # another format is run again. 2: each script's files are those of its own
 # folder (1 guessed them from times in a folder shared with the scripts

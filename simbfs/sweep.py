@@ -25,8 +25,6 @@ and does not stop the sweep.
 from __future__ import annotations
 
 import csv
-import errno
-import fcntl
 import hashlib
 import io
 import itertools
@@ -39,6 +37,7 @@ from typing import Callable
 import yaml
 
 from . import __version__
+from .dirlock import DirectoryLock
 from .errors import UserError
 from .runner import RunConfig
 
@@ -205,7 +204,7 @@ class SweepStore:
     def __init__(self, out: Path):
         self.out = Path(out)
         self.points = self.out / POINTS_DIR
-        self._lock = None
+        self._lock = DirectoryLock(self.out, LOCK, "simbfs sweep", "it reuses the points already done")
 
     def check(self) -> None:
         """Refuse a directory that cannot be used, creating nothing."""
@@ -233,38 +232,13 @@ class SweepStore:
         self.lock()
 
     def lock(self) -> None:
-        """Hold DIR/.sweep.lock (flock) until :meth:`close` or this process
-        ends (the system drops the lock of a process that dies); if another
-        sweep holds it, refuse."""
-        if self._lock is not None:
-            return
-        path = self.out / LOCK
-        try:
-            stream = open(path, "a+")
-        except OSError as exc:
-            raise UserError(f"cannot write the sweep's results in {self.out}: {exc.strerror or exc}") from None
-        try:
-            fcntl.flock(stream, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            stream.seek(0)
-            holder = stream.read().strip()
-            stream.close()
-            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise UserError(f"cannot lock {path}: {exc.strerror or exc}") from None
-            raise UserError(f"another simbfs sweep{f' (process {holder})' if holder.isdigit() else ''} is writing "
-                            f"into {self.out}; wait for it to finish (then re-run this one: it reuses the points "
-                            f"already done), or give another --out") from None
-        stream.seek(0)
-        stream.truncate()
-        stream.write(f"{os.getpid()}\n")
-        stream.flush()
-        self._lock = stream
+        """Hold DIR/.sweep.lock until :meth:`close` or this process ends; if
+        another sweep holds it, refuse (simbfs/dirlock.py)."""
+        self._lock.acquire()
 
     def close(self) -> None:
         """Release the directory's lock."""
-        if self._lock is not None:
-            self._lock.close()  # closing the file drops its flock
-            self._lock = None
+        self._lock.release()
 
     def __enter__(self) -> "SweepStore":
         self.prepare()

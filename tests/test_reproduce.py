@@ -7,6 +7,7 @@ scripts running at once, each script's files are exactly those it wrote
 
 import base64
 import csv
+import os
 import json
 import re
 from pathlib import Path
@@ -262,3 +263,15 @@ def test_the_closing_summary_counts_every_claim_once():
                                          "2 not compared in this run)")
     assert verdict_summary(["not decided at these sizes", "something new"]) == (
         "2 claims (1 not decided at these sizes, 1 other)")
+
+
+def test_a_second_reproduction_into_a_busy_folder_is_refused(tmp_path, capsys):
+    """Two reproductions into one --out would empty each other's script
+    folders; the second is refused while the first holds the folder."""
+    from simbfs.dirlock import DirectoryLock
+
+    with DirectoryLock(tmp_path, reproduce.LOCK, "simbfs reproduce", "it reuses the scripts already done"):
+        assert main(["reproduce", "cell_be", "--quick", "--out", str(tmp_path), "--jobs", "1", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"another simbfs reproduce (process {os.getpid()}) is writing into" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [reproduce.LOCK]  # nothing ran
