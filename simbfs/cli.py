@@ -36,7 +36,7 @@ examples:
       the run as a timeline: open run.json in https://ui.perfetto.dev
   simbfs run bluegene_q --nodes 65536 --scale 40 --algorithm cp1d-spi --mode project
       the paper's headline run, far too large for this computer, projected from
-      real BFS runs on a scale-20 graph (about 30 s on 2 cores)
+      real BFS runs on a scale-20 graph (under a minute on 2 cores: docs/performance.md)
   simbfs run my_machine.yaml --nodes 64 --scale 14
       your own machine file (start from a bundled one: see `simbfs machines`)
 
