@@ -121,7 +121,7 @@ def format_paper_comparison(match: dict, overridden: bool, projected: bool) -> s
     caveat = " (with your --set overrides: not the paper's machine)" if overridden else ""
     what = "projected" if projected else "simbfs"
     return (f"  {'paper':<14} {_teps(match['paper_teps']):>14} {match['statistic'].replace('_', ' ')} "
-            f"({match['claim']}, {match['paper']}): {what} {match['error']:+.1%}{verdict}{caveat}")
+            f"({match['claim']}; paper {match['paper']}): {what} {match['error']:+.1%}{verdict}{caveat}")
 
 
 def format_levels(levels: list[dict]) -> str:
