@@ -144,7 +144,10 @@ def test_the_runner_passes_its_recorder_and_the_recorder_never_changes_timing():
     config = dict(machine="cell_be", graph="uniform", arity=8, scale=11, roots=2)
     recorder = TimelineRecorder()
     traced = run(RunConfig(**config, recorder=recorder))
-    assert json.dumps(traced, sort_keys=True) == json.dumps(run(RunConfig(**config)), sort_keys=True)
+    plain = run(RunConfig(**config))
+    # the run's wall time on this computer is the one field that may differ
+    assert (json.dumps({**traced, "wall_time_s": 0}, sort_keys=True)
+            == json.dumps({**plain, "wall_time_s": 0}, sort_keys=True))
     kinds = {span.what for span in recorder.spans}
     assert {"dispatch", "bitmap", "fetch", "gather"} <= kinds
 
