@@ -185,9 +185,12 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_simulation_options(run)
-    run.add_argument("--json", type=Path, metavar="PATH", help="also write the result as a JSON document")
+    run.add_argument("--json", type=Path, metavar="PATH",
+                     help="also write the result as a JSON document (- for standard output; the report then goes "
+                          "to stderr)")
     run.add_argument("--csv", type=Path, metavar="PATH",
-                     help="also write the per-level records of every root as CSV (one row per root and level)")
+                     help="also write the per-level records of every root as CSV (one row per root and level; - for "
+                          "standard output)")
     run.add_argument("--trace", type=Path, metavar="PATH",
                      help="also write the run as a timeline trace (Trace Event Format JSON) that Perfetto "
                           "(ui.perfetto.dev) and chrome://tracing open: a process per node, a thread per resource, "

@@ -195,3 +195,20 @@ def test_machine_file_reference_lists_every_key_the_schema_accepts():
 
     page = (DOCS / "reference" / "machine-files.md").read_text()
     assert reference_table() in page, "run `simbfs machines --keys` and paste it over the table"
+
+
+@pytest.mark.parametrize("command", ["run", "calibrate", "sweep", "reproduce", "machines"])
+def test_the_cli_reference_shows_each_commands_help_as_it_is(command, monkeypatch, capsys):
+    """docs/reference/cli.md quotes `simbfs COMMAND --help` at 80 columns;
+    a changed option must change the page too."""
+    from simbfs.cli import main
+
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    shown = capsys.readouterr().out.rstrip("\n")
+    page = (DOCS / "reference" / "cli.md").read_text()
+    marker = f"$ simbfs {command} --help\n"
+    assert marker in page
+    start = page.index(marker) + len(marker)
+    assert page[start:page.index("\n```", start)] == shown
