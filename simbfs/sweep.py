@@ -332,7 +332,8 @@ def rows(points: list[Point], store: SweepStore) -> list[dict]:
                         "calibrated_on": doc.get("calibrated_on") or "",
                         **{f"{name}_teps": teps[name] for name in ("harmonic_mean", "min", "q1", "median", "q3",
                                                                   "max")},
-                        **{f"{part}_s": value for part, value in _level_split(doc).items()}, "error": ""}
+                        **{f"{part}_s": value for part, value in _level_split(doc).items()},
+                        "wall_time_s": doc.get("wall_time_s", ""), "error": ""}
             # a swept run option keeps its column as given (nodes=64 is the grid's "64")
             row.update({name: value for name, value in fields_of_doc.items() if name not in row})
         else:

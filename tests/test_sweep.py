@@ -47,6 +47,7 @@ def test_a_sweep_on_two_dask_workers_reproduces_its_runs(tmp_path):
     direct = run(RunConfig(machine="tsubame2", scale=12, roots=2, validate=False, nodes=64, algorithm="ueno2d:sv=atomic"))
     assert rows[3]["harmonic_mean_teps"] == direct["teps"]["harmonic_mean"]
     assert len(_rows(tmp_path)) == 4 and (tmp_path / sweep.PLOT).stat().st_size > 0
+    assert all(float(row["wall_time_s"]) > 0 for row in _rows(tmp_path))  # each point's, as its document says
     assert sweep.compute(points, store, jobs=2) == 0  # finished: nothing to do
 
 
