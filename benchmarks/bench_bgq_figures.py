@@ -30,7 +30,8 @@ BAR_S = 15 * 60
 
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    options.add_argument("--with-check", action="store_true", help="also time experiments/bluegene_q/projection_check.py")
+    options.add_argument("--with-check", action="store_true",
+                         help="also time experiments/bluegene_q/projection_check.py")
     options.add_argument("--cache", default=os.environ.get("SIMBFS_CACHE", "/tmp/simbfs-cache"),
                          help="graph cache shared by the scripts")
     options.add_argument("--logs", default=str(ROOT / "results" / "bluegene_q" / "logs"),

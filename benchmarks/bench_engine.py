@@ -3,7 +3,8 @@
 The bars: `simbfs run bluegene_q --nodes 1024 --scale 20 --roots 1
 --algorithm bsp1d-do` (the generic direction-optimising 1D code) takes at
 most 3x the time of `scipy.sparse.csgraph.breadth_first_order` on the same
-graph, in the same process (issue 2), and at most 2x (issue 16). The graph is generated (and cached) first, so neither side pays for
+graph, in the same process (issue 2), and at most 2x (issue 16). The graph
+is generated (and cached) first, so neither side pays for
 generation; the simbfs side is the whole command as a user runs it: loading
 the cached graph, choosing the search key, simulating 1,024 node processes,
 validating the tree and writing the report. The parts are timed separately
@@ -77,7 +78,8 @@ def main() -> None:
 
     print(f"# {describe_computer()}")
     print(f"workload: kronecker scale {args.scale} ({graph.num_vertices:,} vertices, "
-          f"{len(graph.indices):,} CSR entries), {args.machine} with {args.nodes} nodes, {args.algorithm}, root {root}, "
+          f"{len(graph.indices):,} CSR entries), {args.machine} with {args.nodes} nodes, {args.algorithm}, "
+          f"root {root}, "
           f"{len(result.levels)} levels; best of {args.repeats}")
     print(f"{'part':<34}{'seconds':>9}{'x scipy':>9}")
     rows = [

@@ -406,7 +406,8 @@ def _cell(value) -> str:
     return f"{value:.4g}" if isinstance(value, float) else html.escape(str(value))
 
 
-def write_html(path: Path, machines: list[str], records: list[dict], claims: dict[str, list[dict]], quick: bool) -> None:
+def write_html(path: Path, machines: list[str], records: list[dict], claims: dict[str, list[dict]],
+               quick: bool) -> None:
     sizes = "QUICK sizes (a check, not the papers' sizes)" if quick else "Full sizes"
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>simbfs reproduction</title><style>",
              "body{font-family:sans-serif;max-width:1100px;margin:auto;padding:1em}"

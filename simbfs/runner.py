@@ -380,7 +380,8 @@ def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> list
                   + (f"use --scale {smaller} or less" if smaller else "no scale fits"))
     need_text, have_text = _distinct_sizes(needed, have)
     margin = f" (an estimate good to {uncertainty:.0%})" if uncertainty else ""
-    raise UserError(f"scale {spec.scale} on {nodes} nodes needs about {need_text} per node{margin} with {algorithm.name}, "
+    raise UserError(f"scale {spec.scale} on {nodes} nodes needs about {need_text} per node{margin} "
+                    f"with {algorithm.name}, "
                     f"but a {machine.name} node has {have_text} (node.memory); {advice}")
 
 

@@ -47,7 +47,8 @@ def levels_from_parent(parent, root):
     return level
 
 
-@pytest.mark.parametrize("algorithm", sorted(a for a in ALGORITHMS if a.startswith("bsp1d")))  # cell-*: test_algorithms_cell_spe.py
+# cell-*: test_algorithms_cell_spe.py
+@pytest.mark.parametrize("algorithm", sorted(a for a in ALGORITHMS if a.startswith("bsp1d")))
 @pytest.mark.parametrize("machine_name", sorted(MACHINES))
 @pytest.mark.parametrize("graph_name", sorted(GRAPHS))
 def test_tree_is_valid_and_levels_are_shortest_paths(graphs, graph_name, machine_name, algorithm):

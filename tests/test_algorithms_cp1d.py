@@ -666,7 +666,8 @@ def small_graph():
 ])
 def test_threads_on_a_core_hide_latency_until_issue_slots_are_full(small_graph, threads, cores, per_op):
     machine = load_machine("bluegene_q", [f"cp1d.threads={threads}", f"node.cores={cores}",
-                                          "cp1d.cycles.bitmap_test=10", "node.memory_hierarchy.cache_latency=20 cycles"])
+                                          "cp1d.cycles.bitmap_test=10",
+                                          "node.memory_hierarchy.cache_latency=20 cycles"])
     layout = Layout(small_graph, 1, machine.section("cp1d").threads, 0, machine.section("cp1d").index_stride)
     counts = np.arange(layout.T, dtype=float)[None, :]
     ops = {"bitmap_test": counts}
@@ -732,7 +733,9 @@ def test_load_balancing_sends_no_edge_of_a_heavy_frontier_vertex(graphs):
     visited = np.zeros(n, dtype=bool)
     visited[[v for v, d in distance.items() if d <= depth]] = True
     expected_new = sorted({w for u in frontier for w in nxg[u]} - {v for v, d in distance.items() if d <= depth})
-    owner = lambda v: v // (n // N)  # 4096 vertices on 16 nodes: blocks of 256
+
+    def owner(v):
+        return v // (n // N)  # 4096 vertices on 16 nodes: blocks of 256
 
     def remote_edges(u, skip_heavy):
         return sum(1 for w in nxg[u] if owner(w) != owner(u) and not (skip_heavy and w in heavy))
@@ -843,7 +846,7 @@ def _fifo_mean_wait(produce_s, drain_s, packets, cap_packets):
             t = max(t, left[k - cap_packets])  # a buffer frees when its packet leaves
         made.append(t)
         left.append(max(t, left[-1] if left else 0.0) + serve)
-    return sum(l - m - serve for l, m in zip(left, made)) / packets
+    return sum(gone - m - serve for gone, m in zip(left, made)) / packets
 
 
 @pytest.mark.parametrize("produce_s,drain_s,cap_packets", [(1.0, 3.0, 100_000), (1.0, 3.0, 500), (2.0, 2.5, 300),

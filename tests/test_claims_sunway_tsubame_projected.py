@@ -111,10 +111,12 @@ def test_the_cpu_version_is_within_its_claim():
 
 def test_kernel_time_is_71_percent_at_256_gpus():
     """tsubame.comm_share's first part (tolerance 20%, relative; measured 72.4%)."""
-    assert _kernel_share(_tsubame("ueno2d", 256, 31)) == pytest.approx(0.71, rel=claim("tsubame.comm_share")["tolerance"])
+    assert _kernel_share(_tsubame("ueno2d", 256, 31)) == pytest.approx(
+        0.71, rel=claim("tsubame.comm_share")["tolerance"])
 
 
 def test_kernel_time_is_42_percent_at_4096_gpus():
     """tsubame.comm_share's second part (tolerance 20%, relative; measured
     49.7%, +18%: near the edge, and 54.4% with 4 roots)."""
-    assert _kernel_share(_tsubame("ueno2d", 4096, 35)) == pytest.approx(0.42, rel=claim("tsubame.comm_share")["tolerance"])
+    assert _kernel_share(_tsubame("ueno2d", 4096, 35)) == pytest.approx(
+        0.42, rel=claim("tsubame.comm_share")["tolerance"])

@@ -326,7 +326,8 @@ def test_a_machine_file_that_is_not_utf8_is_one_line(tmp_path):
     path.write_bytes("name: caf\u00e9\n".encode("latin-1"))
     result = simbfs("run", str(path))
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip() == f"simbfs: error: {path} is not UTF-8 text (byte 9, line 1: b'\\xe9'); save it as UTF-8"
+    assert result.stderr.strip() == (f"simbfs: error: {path} is not UTF-8 text (byte 9, line 1: b'\\xe9'); "
+                                     "save it as UTF-8")
 
 
 @pytest.mark.parametrize("target,words", [

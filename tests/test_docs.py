@@ -180,7 +180,8 @@ def test_relative_links_resolve(page):
         path_part, _, anchor = target.partition("#")
         destination = (page.parent / path_part).resolve() if path_part else page
         if not destination.exists():
-            broken.append(f"{target} (no file {destination.relative_to(ROOT) if destination.is_relative_to(ROOT) else destination})")
+            shown = destination.relative_to(ROOT) if destination.is_relative_to(ROOT) else destination
+            broken.append(f"{target} (no file {shown})")
             continue
         if anchor and destination.suffix == ".md" and anchor not in anchors(destination):
             broken.append(f"{target} (no heading #{anchor} in {destination.relative_to(ROOT)})")

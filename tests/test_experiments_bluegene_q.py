@@ -122,7 +122,8 @@ def test_fig8_compression_takes_four_to_five_bytes_in_heavy_levels_and_over_six_
     assert heavy and light
     low, high = fig8.PAPER_HEAVY
     assert all(low <= r["bytes_per_edge"] <= high for r in heavy), [(r["level"], r["bytes_per_edge"]) for r in heavy]
-    assert all(r["bytes_per_edge"] > fig8.UNCOMPRESSED for r in light), [(r["level"], r["bytes_per_edge"]) for r in light]
+    assert all(r["bytes_per_edge"] > fig8.UNCOMPRESSED
+               for r in light), [(r["level"], r["bytes_per_edge"]) for r in light]
 
 
 @pytest.mark.xfail(strict=True, reason="known miss (bgq.compression_bytes_per_edge at the paper's size): projected at "

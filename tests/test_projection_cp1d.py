@@ -12,8 +12,8 @@ from simbfs.errors import UserError
 from simbfs.graph import GraphSpec, load_graph, search_keys
 from simbfs.machine import load_machine
 from simbfs.projection import Growth
-from simbfs.algorithms.cp1d.project_spi import (expected_count_above, grown_degrees, heavy_edge_share, heavy_vertices_at_profile,
-                                    stream_traffic, virtual_nodes)
+from simbfs.algorithms.cp1d.project_spi import (expected_count_above, grown_degrees, heavy_edge_share,
+                                                heavy_vertices_at_profile, stream_traffic, virtual_nodes)
 from simbfs.runner import RunConfig, run
 
 BAR = 0.10  # issue 3: projected TEPS within 10% of executed TEPS
@@ -37,9 +37,14 @@ def test_projection_at_the_profile_scale_reproduces_the_executed_levels(tmp_path
     executed = run(RunConfig(**common, validate=False))
     projected = run(RunConfig(**common, mode="project", profile_scale=13))
     assert [r["root"] for r in projected["roots"]] == [r["root"] for r in executed["roots"]]
-    levels = lambda doc: [(lv["root"], lv["level"], lv["direction"], lv["frontier_vertices"]) for lv in doc["levels"]]
+
+    def levels(doc):
+        return [(lv["root"], lv["level"], lv["direction"], lv["frontier_vertices"]) for lv in doc["levels"]]
+
+    def sent(doc):
+        return sum(lv["edges_sent"] for lv in doc["levels"])
+
     assert levels(projected) == levels(executed)  # same BFS levels and CalcDirection choices
-    sent = lambda doc: sum(lv["edges_sent"] for lv in doc["levels"])
     assert sent(projected) == pytest.approx(sent(executed), rel=0.02)
     error = projected["teps"]["harmonic_mean"] / executed["teps"]["harmonic_mean"] - 1
     assert abs(error) <= BAR

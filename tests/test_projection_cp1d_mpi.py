@@ -24,9 +24,14 @@ def test_projection_at_the_profile_scale_reproduces_the_executed_levels(tmp_path
     executed = run(RunConfig(**common, validate=False))
     projected = run(RunConfig(**common, mode="project", profile_scale=13))
     assert projected["mode"] == "projected"
-    levels = lambda doc: [(lv["root"], lv["level"], lv["direction"], lv["frontier_vertices"]) for lv in doc["levels"]]
+
+    def levels(doc):
+        return [(lv["root"], lv["level"], lv["direction"], lv["frontier_vertices"]) for lv in doc["levels"]]
+
+    def sent(doc):
+        return sum(lv["edges_sent"] for lv in doc["levels"])
+
     assert levels(projected) == levels(executed)  # same levels and directions: no claim is visible early in either
-    sent = lambda doc: sum(lv["edges_sent"] for lv in doc["levels"])
     assert sent(projected) == pytest.approx(sent(executed), rel=0.02)
     assert abs(_error(projected, executed)) <= BAR
     # Fig. 13's parts, executed: the passes before the final one and the

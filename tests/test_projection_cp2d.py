@@ -27,10 +27,14 @@ def test_projection_at_the_profile_scale_reproduces_the_executed_levels(tmp_path
     executed = run(RunConfig(**common, validate=False))
     projected = run(RunConfig(**common, mode="project", profile_scale=14))
     assert projected["mode"] == "projected" and projected["validated"] is False
-    levels = lambda doc: [(lv["root"], lv["level"], lv["frontier_vertices"], lv["edges_examined"])
-                          for lv in doc["levels"]]
+
+    def levels(doc):
+        return [(lv["root"], lv["level"], lv["frontier_vertices"], lv["edges_examined"]) for lv in doc["levels"]]
+
+    def sent(doc):
+        return sum(lv["edges_sent"] for lv in doc["levels"])
+
     assert levels(projected) == levels(executed)
-    sent = lambda doc: sum(lv["edges_sent"] for lv in doc["levels"])
     assert sent(projected) == pytest.approx(sent(executed), rel=0.03)  # deduplicated pairs
     assert abs(_error(projected, executed)) <= BAR
 

@@ -44,7 +44,8 @@ def test_a_sweep_on_two_dask_workers_reproduces_its_runs(tmp_path):
     rows = sweep.finish(points, grid, store)
     assert [(r["nodes"], r["algorithm"]) for r in rows] == [("16", "ueno2d"), ("16", "ueno2d:sv=atomic"),
                                                             ("64", "ueno2d"), ("64", "ueno2d:sv=atomic")]
-    direct = run(RunConfig(machine="tsubame2", scale=12, roots=2, validate=False, nodes=64, algorithm="ueno2d:sv=atomic"))
+    direct = run(RunConfig(machine="tsubame2", scale=12, roots=2, validate=False, nodes=64,
+                           algorithm="ueno2d:sv=atomic"))
     assert rows[3]["harmonic_mean_teps"] == direct["teps"]["harmonic_mean"]
     assert len(_rows(tmp_path)) == 4 and (tmp_path / sweep.PLOT).stat().st_size > 0
     assert all(float(row["wall_time_s"]) > 0 for row in _rows(tmp_path))  # each point's, as its document says
@@ -272,7 +273,8 @@ def test_a_dead_sweeps_lock_is_released(tmp_path):
     """The lock is the system's (flock): a sweep killed with SIGKILL leaves
     no stale lock behind."""
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom simbfs.sweep import SweepStore\n"
-                               "store = SweepStore(sys.argv[1])\nstore.prepare()\nprint('locked', flush=True)\ntime.sleep(120)",
+                               "store = SweepStore(sys.argv[1])\nstore.prepare()\n"
+                               "print('locked', flush=True)\ntime.sleep(120)",
                                str(tmp_path)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"

@@ -157,7 +157,8 @@ def main(argv=None) -> list[dict]:
     print("  Fig. 4's values are not in the paper's text and claims.yaml has no Fig. 4 claim:"
           " only the shape can be discussed.")
     print(f"  shape: bandwidth rises with packet size on every partition: {'yes' if rising else 'NO'}"
-          " (40 B of header and trailer per packet and per-packet software overhead, the paper's reason for packing edges)")
+          " (40 B of header and trailer per packet and per-packet software overhead,"
+          " the paper's reason for packing edges)")
     by_ring = {}
     for nodes in partitions:
         last = [r for r in rows if r["nodes"] == nodes][-1]

@@ -21,7 +21,8 @@ def sweep(name: str, title: str, configs: list[tuple[str, str, int, int, tuple]]
             doc = B.simulate(algorithm, nodes, scale, roots, overrides)
         else:
             doc = B.simulate(algorithm, nodes, scale, roots, overrides, mode="project", profile_scale=profile_scale)
-        rows.append({"mode": doc["mode"], "configuration": label, "algorithm": algorithm, "nodes": nodes, "scale": scale,
+        rows.append({"mode": doc["mode"], "configuration": label, "algorithm": algorithm, "nodes": nodes,
+                     "scale": scale,
                      "harmonic_mean_gteps": B.gteps(doc), "min_gteps": B.gteps(doc, "min"),
                      "median_gteps": B.gteps(doc, "median"), "max_gteps": B.gteps(doc, "max")})
     lib.write_csv(out / f"{name}.csv", rows)

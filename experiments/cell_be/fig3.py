@@ -31,7 +31,8 @@ def main(argv=None):
     for spes in SPE_COUNTS:
         for block in BLOCKS:
             rate = dma_stream_rate(block, spes, count=count)
-            rows.append({"spes": spes, "block_B": block, "aggregate_GB_s": rate * spes / 1e9, "per_spe_GB_s": rate / 1e9})
+            rows.append({"spes": spes, "block_B": block, "aggregate_GB_s": rate * spes / 1e9,
+                         "per_spe_GB_s": rate / 1e9})
     lib.write_csv(out / "fig3_dma.csv", rows)
     plt = lib.pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))

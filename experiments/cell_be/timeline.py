@@ -51,7 +51,8 @@ def main(argv=None):
             "MFC (EIB puts)" if s.what == "alltoall" else "MFC (main memory)")
         y = lanes[lane]
         offset = {"fetch": 0.25, "gather": 0.0, "commit": -0.25}.get(s.what, 0.0)
-        ax.barh(y + offset, (s.duration_s) * 1e6, left=(s.start_s - start) * 1e6, height=0.22 if offset or lane != "SPU" else 0.6,
+        ax.barh(y + offset, (s.duration_s) * 1e6, left=(s.start_s - start) * 1e6,
+                height=0.22 if offset or lane != "SPU" else 0.6,
                 color=COLOURS.get(s.what, "k"), label=s.what)
     handles, labels = ax.get_legend_handles_labels()
     unique = dict(zip(labels, handles))

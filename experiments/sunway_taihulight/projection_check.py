@@ -16,8 +16,8 @@ from __future__ import annotations
 # `simbfs reproduce --include-validation` (simbfs/reproduce.py reads this line).
 VALIDATION = True
 
-import sys
-from pathlib import Path
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 if not __package__:  # run as a file: make `experiments` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))

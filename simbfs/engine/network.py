@@ -166,7 +166,6 @@ class Network:
 
     def _traffic_loads(self, payload_bytes: np.ndarray, packets: np.ndarray | None) -> "TrafficLoads":
         """traffic_loads with one process per host."""
-        model = self.model
         n = self.topology.nodes
         payload = np.asarray(payload_bytes, dtype=np.float64).reshape(-1)
         if 4 * np.count_nonzero(payload) >= n * n:  # most pairs talk: whole rows and columns

@@ -105,7 +105,8 @@ class Simulation:
         need = 6 * 8 * self.nodes**2
         if need > available_memory_bytes() // 2:
             raise UserError(f"executing {self.nodes} nodes needs {need / 2**30:.1f} GiB for its traffic matrices, "
-                            f"more than this computer can spare; use fewer --nodes, or predict the run with --mode project")
+                            "more than this computer can spare; use fewer --nodes, "
+                            "or predict the run with --mode project")
 
     def context(self, recorder=NULL_RECORDER) -> SimContext:
         """A fresh environment; ``recorder`` (see engine/recorder.py) observes

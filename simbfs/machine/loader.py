@@ -139,7 +139,8 @@ def _read_with_bases(path: Path, seen: tuple[Path, ...]) -> dict:
 def _deep_merge(base: dict, top: dict) -> dict:
     out = copy.deepcopy(base)
     for key, value in top.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict) and not {"value", "points", "source"} & value.keys():
+        if (isinstance(value, dict) and isinstance(out.get(key), dict)
+                and not {"value", "points", "source"} & value.keys()):
             out[key] = _deep_merge(out[key], value)
         else:
             out[key] = copy.deepcopy(value)
@@ -256,7 +257,8 @@ def _check_section(data, section: S.Section, prefix: str, values, sources, probl
         elif isinstance(spec, S.Number):
             if isinstance(item, bool) or not isinstance(item, (int, float)) or not item > 0 \
                     or (spec.integer and item != int(item)) or not math.isfinite(item):
-                problems.add(path, f"must be a {'whole ' if spec.integer else ''}number greater than zero, got {item!r}")
+                problems.add(path, f"must be a {'whole ' if spec.integer else ''}number greater than zero, "
+                                   f"got {item!r}")
             else:
                 values[path] = int(item) if spec.integer else float(item)
         elif isinstance(spec, S.Text):
@@ -297,7 +299,8 @@ def _check_param(item, spec: S.Param, path, values, sources, problems) -> None:
         return
     extra = set(item) - {"value", "source", "note"}
     if extra:
-        problems.add(path, f"unknown key(s) {', '.join(sorted(extra))}; a parameter has value, source and an optional note")
+        problems.add(path, f"unknown key(s) {', '.join(sorted(extra))}; "
+                           "a parameter has value, source and an optional note")
     if "value" not in item:
         problems.add(path, f"missing value, e.g. value: {example(spec.kind)}")
         return

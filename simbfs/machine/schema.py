@@ -113,7 +113,8 @@ SCHEMA = Section(
             doc="The graph `simbfs run MACHINE` uses when --graph, --scale, --edgefactor and --arity are not "
                 "given (default: a Graph500 Kronecker graph of scale 16, edge factor 16).",
             fields={
-                "kind": Choice(("kronecker", "uniform"), "Graph500 Kronecker, or the Cell paper's uniform-arity graph."),
+                "kind": Choice(("kronecker", "uniform"),
+                               "Graph500 Kronecker, or the Cell paper's uniform-arity graph."),
                 "scale": Number("2^scale vertices.", integer=True),
                 "edgefactor": Number("Kronecker: edges per vertex.", integer=True, optional=True),
                 "arity": Number("Uniform: each vertex's arity is uniform in [0, 2 x arity].", optional=True),
@@ -153,10 +154,12 @@ SCHEMA = Section(
                     "core's hardware threads. Time = count x cycles / (clock x cores).",
                     fields={
                         "edge_scan": Param("cycles", "Read one adjacency entry and test/mark its target (top-down)."),
-                        "bitmap_probe": Param("cycles", "Read one adjacency entry and probe the frontier bitmap (bottom-up)."),
+                        "bitmap_probe": Param("cycles",
+                                              "Read one adjacency entry and probe the frontier bitmap (bottom-up)."),
                         "vertex_visit": Param("cycles", "Set the parent of a newly reached vertex and enqueue it."),
                         "message_pack": Param("cycles", "Append one edge to an outgoing message buffer."),
-                        "message_unpack": Param("cycles", "At the target's owner, check and claim one edge's target (from an incoming message or found locally)."),
+                        "message_unpack": Param("cycles", "At the target's owner, check and claim one edge's target "
+                                                          "(from an incoming message or found locally)."),
                     },
                 ),
             },
@@ -169,7 +172,8 @@ SCHEMA = Section(
                 "topology": Choice((), "How nodes are connected."),
                 "link_bandwidth": Param("bandwidth", "Bandwidth of one link, per direction."),
                 "hop_latency": Param("time", "Latency added by each router hop."),
-                "injection_bandwidth": Param("bandwidth", "Bandwidth at which one node injects into (and receives from) the network."),
+                "injection_bandwidth": Param("bandwidth", "Bandwidth at which one node injects into "
+                                                          "(and receives from) the network."),
                 "packet_payload": Param("size", "Largest payload of one network packet."),
                 "packet_header": Param("size", "Header bytes added to every packet.", positive=False),
                 "packet_granule": Param("size", "Packets occupy the wire in multiples of this many bytes."),

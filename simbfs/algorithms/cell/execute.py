@@ -160,7 +160,8 @@ class LevelPlan:
     fetch_blocks: list[np.ndarray]  # per SPE: bQ block sizes (bytes)
     chunk_fetch: np.ndarray  # (K, N) bQ blocks that must have arrived before gather t (cumulative)
     gather_lists: list[np.ndarray]  # per SPE: the sizes of its non-empty lists, in queue order
-    gather_bounds: np.ndarray  # (K + 1, N): round t's DMA list of SPE r is gather_lists[r][bounds[t, r]:bounds[t + 1, r]]
+    # (K + 1, N): round t's DMA list of SPE r is gather_lists[r][bounds[t, r]:bounds[t + 1, r]]
+    gather_bounds: np.ndarray
     lists: np.ndarray  # (K, N)
     edges_out: np.ndarray  # (K, N)
     portions_out: np.ndarray  # (K, N)

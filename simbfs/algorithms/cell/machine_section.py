@@ -81,15 +81,18 @@ SCHEMA = S.Section(
     fields={
         "local_store": S.Param("size", "Local store of one SPE: code, stack, bitmap and all buffers must fit."),
         "code_and_stack": S.Param("size", "Local store taken by the SPE program and its stack."),
-        "bitmap_max": S.Param("size", "Largest bitmap partition (visited bits of the SPE's vertices) the local store can hold."),
+        "bitmap_max": S.Param("size", "Largest bitmap partition (visited bits of the SPE's vertices) "
+                                      "the local store can hold."),
         "bq_buffer": S.Param("size", "One bQ buffer (Fetch, double-buffered): a block of the frontier queue Q."),
         "bg_buffer": S.Param("size", "One bG buffer (Gather, double-buffered): the adjacency lists of one iteration."),
         "qout": S.Param("size", "All outgoing queues Qout_i,p of one SPE together (split evenly among the SPEs)."),
         "qin": S.Param("size", "All incoming queues Qin_i,p of one SPE together (split evenly among the SPEs)."),
         "bqnext_buffer": S.Param("size", "One bQnext buffer (Commit, double-buffered): newly visited vertices."),
         "vertex_code": S.Param("size", "Bytes of one vertex code (vertex id and encoded list length) or queue entry."),
-        "padding": S.Param("size", "Per-SPE portions of an adjacency list are padded to a multiple of this (a quadword)."),
-        "header_entry": S.Param("size", "Bytes per SPE in an adjacency list's header (offset and length of its portion)."),
+        "padding": S.Param("size", "Per-SPE portions of an adjacency list are padded to a multiple of this "
+                                   "(a quadword)."),
+        "header_entry": S.Param("size", "Bytes per SPE in an adjacency list's header "
+                                        "(offset and length of its portion)."),
         "dma_list_max": S.Param("count", "Most transfers one DMA list may describe.", integer=True),
         "guard": S.Param("size", "Bytes of one communication guard (a flag put after each queue transfer)."),
         "cycles": S.Section(

@@ -533,8 +533,8 @@ class LevelPricer:
         executed, each node's own sweep is a typical one's."""
         target = self.target
         # the probe waits in its prober's injection queue (cp1d.probe_queue_share)
-        trip = cp1d.packet_trip_s(self.mean_hops, target.machine.network,
-                                  DirectPackets(target.machine.messaging)) + float(cp1d.probe_queue_share(timing.queue_s))
+        trip = (cp1d.packet_trip_s(self.mean_hops, target.machine.network, DirectPackets(target.machine.messaging))
+                + float(cp1d.probe_queue_share(timing.queue_s)))
         return _TargetClaimDelay(self.V, float(timing.sweep_s), trip,
                                  cp1d.fill_wait_s(timing.per_packet, timing.probe_rate),
                                  cp1d.fill_wait_s(timing.per_packet, timing.answer_rate))

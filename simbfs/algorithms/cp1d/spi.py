@@ -7,7 +7,8 @@ What it implements
     probes and answers on separate channels; receives are handled while the
     sweep goes on; each level ends with a flush and an allreduce that
     decides the next direction (CalcDirection: bottom-up when the edges
-    reachable from the frontier outnumber the unvisited vertices) and, with load balancing, ORs the heavy vertices' bitmaps.
+    reachable from the frontier outnumber the unvisited vertices) and, with
+    load balancing, ORs the heavy vertices' bitmaps.
     The work itself (what is scanned, sent and claimed) is cp1d.py's.
 
 Timing of one level on node i (docs/background/cp1d.md)

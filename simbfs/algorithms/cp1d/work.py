@@ -614,7 +614,6 @@ class BottomUpLevel:
 
     def __init__(self, layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions):
         self.layout, self.options = layout, options
-        graph = layout.graph
         T = layout.T
         self.base_ops = new_ops(layout)
         unvisited = np.flatnonzero(~visited & (layout.degree > 0))

@@ -81,7 +81,8 @@ def cpu_processor(machine: Machine) -> Processor:
     latency_s = hierarchy.memory_latency_cycles / node.clock_hz
     random_rate = section.host_threads * section.cpu_misses_in_flight / latency_s
     return Processor(stream_Bps=node.memory_bandwidth_Bps / share, granule_bytes=hierarchy.cache_line_bytes,
-                     write_granule_bytes=hierarchy.cache_line_bytes, cache_bytes=hierarchy.cache_size_bytes / share, random_rate=random_rate,
+                     write_granule_bytes=hierarchy.cache_line_bytes, cache_bytes=hierarchy.cache_size_bytes / share,
+                     random_rate=random_rate,
                      op_rate=node.cores / share * node.clock_hz, atomic_rate=random_rate, launch_s=0.0)
 
 
@@ -206,7 +207,8 @@ def kernel_times(machine: Machine, device: str, sv: str, shape: Shape, c: Counts
     tests, updates = (0.0 * entries, 2 * entries) if sv == "atomic" else (entries, passed)
     atomics = {"atomic": entries, "ttas": passed, "tas": 0.0 * passed}[sv]
     filt = proc.kernel_seconds(streamed_bytes=(entries + passed) * edge, scattered=tests,
-                               scattered_writes=updates, scattered_set_bytes=sv_bits, atomics=atomics, ops=entries * section.filter_ops,
+                               scattered_writes=updates, scattered_set_bytes=sv_bits, atomics=atomics,
+                               ops=entries * section.filter_ops,
                                launches=launches)
     received = np.asarray(c.received, dtype=np.float64)
     claimed = np.asarray(c.claimed, dtype=np.float64)

@@ -26,4 +26,5 @@ def attach_devices(env, machine, nodes: int, recorder) -> dict[str, list]:
             for name, device in DEVICES.items() if machine.section(name) is not None}
 
 
-__all__ = ["CPECluster", "CPEClusterModel", "CPEClusters", "DEVICES", "DMA", "DMAEngine", "DMAModel", "Device", "GPU", "GPUDevice", "GPUModel", "Processor", "SharedMemoryPort", "attach_devices"]
+__all__ = ["CPECluster", "CPEClusterModel", "CPEClusters", "DEVICES", "DMA", "DMAEngine", "DMAModel", "Device", "GPU",
+           "GPUDevice", "GPUModel", "Processor", "SharedMemoryPort", "attach_devices"]

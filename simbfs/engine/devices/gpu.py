@@ -153,7 +153,8 @@ def _build(v: SectionValues) -> GPUModel:
     return GPUModel(
         multiprocessors=int(v["multiprocessors"]), lanes=int(v["lanes"]), clock_hz=v["clock"],
         memory_bytes=v["memory"], memory_bandwidth_Bps=v["memory_bandwidth"], stream_Bps=v["stream_bandwidth"],
-        load_bytes=v["scattered_load"], sector_bytes=v["sector"], l2_bytes=v["l2_cache"], atomic_rate=v["atomic_rate"], launch_s=v["launch_overhead"],
+        load_bytes=v["scattered_load"], sector_bytes=v["sector"], l2_bytes=v["l2_cache"], atomic_rate=v["atomic_rate"],
+        launch_s=v["launch_overhead"],
         pcie_Bps=v["pcie_bandwidth"], pcie_latency_s=v["pcie_latency"])
 
 

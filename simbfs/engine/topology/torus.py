@@ -52,7 +52,8 @@ class Torus(Topology):
             shape = tuple(params["shape"])
             if int(np.prod(shape)) != nodes:
                 raise UserError(f"the torus shape {list(shape)} holds {int(np.prod(shape))} nodes, not {nodes}; "
-                                f"give --nodes {int(np.prod(shape))} or --set network.shape=[...] with a product of {nodes}")
+                                f"give --nodes {int(np.prod(shape))} "
+                                f"or --set network.shape=[...] with a product of {nodes}")
             return shape
         if nodes in partitions:
             return tuple(partitions[nodes])
