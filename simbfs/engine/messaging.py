@@ -25,8 +25,10 @@ arrays alike, with no simpy in them):
     The two ends of one message timed on its own (``Network.arrival_time``):
     the sender's time before it enters the network, the receiver's after.
 
-A relayed layer (messages forwarded through intermediate nodes, as on
-TSUBAME 2.0) will be a third class with the same two methods.
+Sunway's relayed messages (lin1d: each message forwarded through a relay
+node of the sender's group, 003 4.4) are not a layer: the lin1d package
+prices their software costs itself (algorithms/lin1d/pricing.py), from the
+same ``messaging:`` section.
 """
 
 from __future__ import annotations
