@@ -25,8 +25,9 @@ arrays alike, with no simpy in them):
     The two ends of one message timed on its own (``Network.arrival_time``):
     the sender's time before it enters the network, the receiver's after.
 
-Sunway's relayed messages (lin1d: each message forwarded through a relay
-node of the sender's group, 003 4.4) are not a layer: the lin1d package
+Sunway's relayed messages (lin1d: each pair forwarded through the relay
+node in the destination's group at the sender's column, 003 4.4) are not a
+layer: the lin1d package
 prices their software costs itself (algorithms/lin1d/pricing.py), from the
 same ``messaging:`` section.
 """
