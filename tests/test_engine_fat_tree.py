@@ -14,6 +14,7 @@ import yaml
 
 from simbfs.engine.network import Network
 from simbfs.engine.topology import FatTree
+from simbfs.engine.topology.base import group_traffic
 from simbfs.errors import UserError
 from simbfs.machine import load_machine, machines_dir
 from tests.conftest import tiny_machine
@@ -181,3 +182,26 @@ def test_a_crossbar_what_if_leaves_the_fat_tree_parameters_unused():
     machine = load_machine("sunway_taihulight", overrides=["network.topology=crossbar"])
     assert machine.network.topology == "crossbar"
     assert dict(machine.network.topology_params) == {}
+
+
+# (nodes, supernode_size, oversubscription, group_size): groups inside,
+# across and straddling supernodes, a partial last supernode and group,
+# one-node groups, and groups of the whole machine or more.
+GROUPED = [(16, 4, 2, 4), (16, 8, 4, 4), (24, 8, 2, 6), (20, 8, 4, 8), (14, 4, 2, 5), (12, 4, 4, 1),
+           (12, 4, 2, 12), (10, 4, 2, 40), (9, 3, 1.5, 2)]
+
+
+@pytest.mark.parametrize("size", GROUPED)
+@pytest.mark.parametrize("within, across", [(1.0, 0.0), (0.0, 1.0), (1.0, 0.5)])
+def test_group_max_link_load_matches_enumeration(size, within, across):
+    nodes, supernode_size, oversubscription, group = size
+    tree = fat_tree(nodes, supernode_size, oversubscription)
+    traffic = group_traffic(nodes, group, within, across)
+    assert tree.group_max_link_load(group, within, across) == pytest.approx(
+        enumerated_loads(tree, traffic).max(), rel=1e-12, abs=1e-12)
+
+
+def test_group_max_link_load_of_the_whole_machine_is_the_uniform_load():
+    tree = fat_tree(10, 4, 2)
+    assert tree.group_max_link_load(10, 3.0, 5.0) == tree.uniform_max_link_load(3.0)
+    assert tree.group_max_link_load(64, 3.0) == tree.uniform_max_link_load(3.0)

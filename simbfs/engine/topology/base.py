@@ -18,7 +18,18 @@ large to enumerate:
   each hop count), ``uniform_max_link_load(pair_bytes)`` (the busiest
   link's bytes when every ordered pair exchanges ``pair_bytes``) and
   ``hot_link_shares()`` (the largest share of one node's traffic to (from)
-  all others that crosses a single one of its own links).
+  all others that crosses a single one of its own links), and
+  ``group_max_link_load(group_size, within_pair_bytes, across_pair_bytes)``
+  (the busiest link's bytes when nodes form groups of ``group_size``
+  consecutive ids, the last possibly partial, and every node sends
+  ``within_pair_bytes`` to each other member of its group and
+  ``across_pair_bytes`` to the node at its own position, id mod
+  ``group_size``, in every other group: a relay through groups, such as
+  lin1d's). The base class answers the last one for groups of the whole
+  machine from ``uniform_max_link_load`` and otherwise by enumeration
+  (``link_loads`` of the explicit matrix, ``group_traffic``) up to
+  ``ENUMERATION_LIMIT`` nodes, raising NotImplementedError beyond; a
+  topology that projections use at larger sizes gives it a closed form.
 
 A topology is chosen by ``network.topology`` in a machine file and may
 declare parameters of its own in ``PARAMETERS`` (name -> a declaration of
@@ -39,6 +50,23 @@ from functools import cached_property
 import numpy as np
 
 from ...machine.model import NetworkModel
+
+# the largest machine whose traffic matrix the base class enumerates (N x N floats)
+ENUMERATION_LIMIT = 4096
+
+
+def group_traffic(nodes: int, group_size: int, within_pair_bytes: float, across_pair_bytes: float = 0.0) -> np.ndarray:
+    """The N x N matrix of ``Topology.group_max_link_load``'s pattern:
+    ``within_pair_bytes`` between distinct members of a group of
+    ``group_size`` consecutive ids, ``across_pair_bytes`` between nodes at
+    the same position (id mod group_size) of different groups."""
+    M = max(1, min(int(group_size), nodes))
+    ids = np.arange(nodes)
+    same_group = (ids[:, None] // M) == (ids[None, :] // M)
+    same_position = (ids[:, None] % M) == (ids[None, :] % M)
+    traffic = within_pair_bytes * same_group + across_pair_bytes * (same_position & ~same_group)
+    np.fill_diagonal(traffic, 0.0)
+    return traffic
 
 
 class Topology:
@@ -81,6 +109,24 @@ class Topology:
         """(out, in): the largest share of one node's traffic to (from) all
         N - 1 others that crosses a single one of its own links."""
         raise NotImplementedError
+
+    def group_max_link_load(self, group_size: int, within_pair_bytes: float,
+                            across_pair_bytes: float = 0.0) -> float:
+        """Bytes on the busiest link when nodes form groups of
+        ``group_size`` consecutive ids (the last possibly partial) and every
+        node sends ``within_pair_bytes`` to each other member of its group
+        and ``across_pair_bytes`` to the node at its own position (id mod
+        group_size) in every other group. A group of the whole machine is
+        ``uniform_max_link_load``; otherwise this enumerates up to
+        ENUMERATION_LIMIT nodes and raises NotImplementedError beyond."""
+        if group_size >= self.nodes:
+            return float(self.uniform_max_link_load(within_pair_bytes))
+        if self.nodes > ENUMERATION_LIMIT:
+            raise NotImplementedError(f"{self.describe()} has no closed form for the busiest link of groups of "
+                                      f"{group_size} nodes, and {self.nodes} nodes are too many to enumerate "
+                                      f"(at most {ENUMERATION_LIMIT})")
+        traffic = group_traffic(self.nodes, group_size, within_pair_bytes, across_pair_bytes)
+        return float(self.link_loads(traffic).max(initial=0.0))
 
     @cached_property
     def hop_matrix(self) -> np.ndarray:

@@ -39,3 +39,7 @@ class Crossbar(Topology):
 
     def hot_link_shares(self) -> tuple[float, float]:
         return 0.0, 0.0  # no links of its own: the ports carry everything
+
+    def group_max_link_load(self, group_size: int, within_pair_bytes: float,
+                            across_pair_bytes: float = 0.0) -> float:
+        return 0.0

@@ -164,6 +164,47 @@ class FatTree(Topology):
         central_down = (n - self._members)[:, None] * residues
         return float(pair_bytes * max(n - 1, central_up.max(), central_down.max()))
 
+    def group_max_link_load(self, group_size: int, within_pair_bytes: float,
+                            across_pair_bytes: float = 0.0) -> float:
+        """Closed form in O(N + G Q K + G M K) for Q groups of M nodes:
+        count the nodes of each (supernode, group, residue mod K) and of
+        each (supernode, position in the group, residue mod K); central
+        up-link k of g carries, from each of g's nodes, the bytes to the
+        nodes outside g that are k mod K in its group (within) or at its
+        position (across), and down-link k the reverse."""
+        n, K, G = self.nodes, self.central_links, self.supernodes
+        M = max(1, min(int(group_size), n))
+        if M >= n:
+            return float(self.uniform_max_link_load(within_pair_bytes))
+        within, across = float(within_pair_bytes), float(across_pair_bytes)
+        ids = np.arange(n, dtype=np.int64)
+        supernode, group, position, residue = ids // self.supernode_size, ids // M, ids % M, ids % K
+        Q = -(-n // M)  # groups, the last one possibly partial
+        group_nodes = np.bincount(group, minlength=Q)
+        position_nodes = np.bincount(position, minlength=M)  # groups that hold each position
+        # a node's own up-link (down-link) carries all it sends (receives); the pattern is symmetric
+        worst = float((within * (group_nodes[group] - 1) + across * (position_nodes[position] - 1)).max(initial=0.0))
+        if G == 1:
+            return worst
+        up = np.zeros((G, K))
+        down = np.zeros((G, K))
+        if within:
+            # T[g, q, k]: nodes of supernode g in group q that are k mod K
+            T = np.bincount((supernode * Q + group) * K + residue, minlength=G * Q * K).reshape(G, Q, K).astype(float)
+            inside = T.sum(axis=2)  # |g and q|
+            of_group = T.sum(axis=0)  # nodes of group q that are k mod K
+            up += within * np.einsum("gq,gqk->gk", inside, of_group[None] - T)
+            down += within * np.einsum("gqk,gq->gk", T, group_nodes[None, :] - inside)
+        if across:
+            # U[g, p, k]: nodes of supernode g at position p that are k mod K
+            U = np.bincount((supernode * M + position) * K + residue,
+                            minlength=G * M * K).reshape(G, M, K).astype(float)
+            inside = U.sum(axis=2)
+            of_position = U.sum(axis=0)
+            up += across * np.einsum("gp,gpk->gk", inside, of_position[None] - U)
+            down += across * np.einsum("gpk,gp->gk", U, position_nodes[None, :] - inside)
+        return max(worst, float(up.max()), float(down.max()))
+
     def hot_link_shares(self) -> tuple[float, float]:
         # A node's own up-link (down-link) carries all its outgoing (incoming) traffic.
         return (1.0, 1.0) if self.nodes > 1 else (0.0, 0.0)

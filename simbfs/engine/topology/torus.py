@@ -149,14 +149,39 @@ class Torus(Topology):
         return total / total.sum()
 
     def uniform_max_link_load(self, pair_bytes: float) -> float:
-        # Summing a uniform matrix over the other coordinates gives every
-        # ring of dimension k a uniform n_k x n_k matrix of pair_bytes * N / n_k.
+        return self._uniform_over(range(self.ndim), pair_bytes)
+
+    def _uniform_over(self, dims, pair_bytes: float) -> float:
+        """The busiest link when every ordered pair of distinct nodes that
+        differ only in dimensions ``dims`` exchanges ``pair_bytes``: each
+        sub-torus of those dimensions is a uniform exchange of its own.
+        Summing it over the other coordinates gives every ring of dimension
+        k a uniform n_k x n_k matrix of pair_bytes * (sub-torus nodes) / n_k."""
+        dims = list(dims)
+        nodes = int(np.prod([self.shape[k] for k in dims])) if len(dims) < self.ndim else self.nodes
         worst = 0.0
-        for extent, paths in zip(self.shape, self._ring_paths):
+        for k in dims:
+            extent, paths = self.shape[k], self._ring_paths[k]
             ring = np.ones((extent, extent)) - np.eye(extent)
             per_ring = np.einsum("st,stj->j", ring, paths).max()
-            worst = max(worst, pair_bytes * self.nodes / extent * per_ring)
+            worst = max(worst, pair_bytes * nodes / extent * per_ring)
         return float(worst)
+
+    def group_max_link_load(self, group_size: int, within_pair_bytes: float,
+                            across_pair_bytes: float = 0.0) -> float:
+        """Closed form when a group is a sub-torus of the trailing
+        dimensions (group_size the product of the last extents): with
+        dimension-order routing the within-group bytes use only those
+        dimensions' links and the across bytes (same trailing coordinates)
+        only the leading ones', so they never share a link. Other group
+        sizes: the base class (enumeration)."""
+        M = max(1, min(int(group_size), self.nodes))
+        for split in range(self.ndim + 1):
+            if int(np.prod(self.shape[split:])) == M:
+                within = self._uniform_over(range(split, self.ndim), within_pair_bytes) if within_pair_bytes else 0.0
+                across = self._uniform_over(range(split), across_pair_bytes) if across_pair_bytes else 0.0
+                return max(within, across)
+        return super().group_max_link_load(group_size, within_pair_bytes, across_pair_bytes)
 
     def hot_link_shares(self) -> tuple[float, float]:
         # A message leaves its source along the first dimension that differs
