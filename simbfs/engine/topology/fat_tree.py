@@ -166,44 +166,59 @@ class FatTree(Topology):
 
     def group_max_link_load(self, group_size: int, within_pair_bytes: float,
                             across_pair_bytes: float = 0.0) -> float:
-        """Closed form in O(N + G Q K + G M K) for Q groups of M nodes:
-        count the nodes of each (supernode, group, residue mod K) and of
-        each (supernode, position in the group, residue mod K); central
-        up-link k of g carries, from each of g's nodes, the bytes to the
-        nodes outside g that are k mod K in its group (within) or at its
-        position (across), and down-link k the reverse."""
-        n, K, G = self.nodes, self.central_links, self.supernodes
-        M = max(1, min(int(group_size), n))
-        if M >= n:
+        """Closed form for Q groups of M nodes, in O(N + (G + K)(Q + M))
+        memory and O(N + G K (Q + M)) time once per group size, O(N + G K)
+        per call after that, from the nodes of each (supernode, group),
+        (group, residue mod K), (supernode, position in the group) and
+        (position, residue mod K); central up-link
+        k of g carries, from each of g's nodes, the bytes to the nodes
+        outside g that are k mod K in its group (within) or at its position
+        (across), and down-link k the reverse."""
+        M = max(1, min(int(group_size), self.nodes))
+        if M >= self.nodes:
             return float(self.uniform_max_link_load(within_pair_bytes))
         within, across = float(within_pair_bytes), float(across_pair_bytes)
+        node, up, down = self._group_unit_loads(M)
+        # a node's own up-link (down-link) carries all it sends (receives); the pattern is symmetric
+        worst = float((within * node[0] + across * node[1]).max(initial=0.0))
+        if self.supernodes == 1:
+            return worst
+        central_up = within * up[0] + across * up[1]
+        central_down = within * down[0] + across * down[1]
+        return max(worst, float(central_up.max()), float(central_down.max()))
+
+    def _group_unit_loads(self, M: int) -> tuple:
+        """Per unit of within- and of across-group pair bytes, for groups of
+        M < N nodes: the bytes on every node's own link (N), on every
+        central up-link and down-link (G x K); cached per M."""
+        cache = self.__dict__.setdefault("_group_units", {})
+        if M in cache:
+            return cache[M]
+        n, K, G = self.nodes, self.central_links, self.supernodes
         ids = np.arange(n, dtype=np.int64)
         supernode, group, position, residue = ids // self.supernode_size, ids // M, ids % M, ids % K
         Q = -(-n // M)  # groups, the last one possibly partial
         group_nodes = np.bincount(group, minlength=Q)
         position_nodes = np.bincount(position, minlength=M)  # groups that hold each position
-        # a node's own up-link (down-link) carries all it sends (receives); the pattern is symmetric
-        worst = float((within * (group_nodes[group] - 1) + across * (position_nodes[position] - 1)).max(initial=0.0))
-        if G == 1:
-            return worst
-        up = np.zeros((G, K))
-        down = np.zeros((G, K))
-        if within:
-            # T[g, q, k]: nodes of supernode g in group q that are k mod K
-            T = np.bincount((supernode * Q + group) * K + residue, minlength=G * Q * K).reshape(G, Q, K).astype(float)
-            inside = T.sum(axis=2)  # |g and q|
-            of_group = T.sum(axis=0)  # nodes of group q that are k mod K
-            up += within * np.einsum("gq,gqk->gk", inside, of_group[None] - T)
-            down += within * np.einsum("gqk,gq->gk", T, group_nodes[None, :] - inside)
-        if across:
-            # U[g, p, k]: nodes of supernode g at position p that are k mod K
-            U = np.bincount((supernode * M + position) * K + residue,
-                            minlength=G * M * K).reshape(G, M, K).astype(float)
-            inside = U.sum(axis=2)
-            of_position = U.sum(axis=0)
-            up += across * np.einsum("gp,gpk->gk", inside, of_position[None] - U)
-            down += across * np.einsum("gpk,gp->gk", U, position_nodes[None, :] - inside)
-        return max(worst, float(up.max()), float(down.max()))
+        node = (group_nodes[group] - 1.0, position_nodes[position] - 1.0)
+
+        def cells(rows, columns, shape):  # nodes per (row, column)
+            return np.bincount(rows * shape[1] + columns, minlength=shape[0] * shape[1]).reshape(shape).astype(float)
+
+        cell = supernode * K + residue  # a node's (supernode, residue) pair: its central links
+        # up-link k of g: sum over groups q of |g and q| x (nodes of q that are k mod K, outside g);
+        # down-link k of g: sum over g's nodes that are k mod K of the members of their group outside g
+        inside = cells(supernode, group, (G, Q))
+        mine = inside[supernode, group]
+        up_within = inside @ cells(group, residue, (Q, K)) - np.bincount(cell, mine, G * K).reshape(G, K)
+        down_within = np.bincount(cell, group_nodes[group] - mine, G * K).reshape(G, K)
+        # the same with positions in place of groups
+        inside = cells(supernode, position, (G, M))
+        mine = inside[supernode, position]
+        up_across = inside @ cells(position, residue, (M, K)) - np.bincount(cell, mine, G * K).reshape(G, K)
+        down_across = np.bincount(cell, position_nodes[position] - mine, G * K).reshape(G, K)
+        cache[M] = (node, (up_within, up_across), (down_within, down_across))
+        return cache[M]
 
     def hot_link_shares(self) -> tuple[float, float]:
         # A node's own up-link (down-link) carries all its outgoing (incoming) traffic.
