@@ -11,9 +11,10 @@ from simbfs.bfs import bfs_reference
 from simbfs.errors import UserError
 from simbfs.graph import GraphSpec, load_graph, search_keys
 from simbfs.machine import load_machine
-from simbfs.projection import Growth
-from simbfs.algorithms.cp1d.project_spi import (expected_count_above, grown_degrees, heavy_edge_share,
-                                                heavy_vertices_at_profile, stream_traffic, virtual_nodes)
+from simbfs.projection import Growth, grown_degrees
+from simbfs.projection.virtual import (expected_count_above, heavy_edge_share, heavy_vertices_at_profile,
+                                       virtual_nodes)
+from simbfs.algorithms.cp1d.project_spi import stream_traffic
 from simbfs.runner import RunConfig, run
 
 BAR = 0.10  # issue 3: projected TEPS within 10% of executed TEPS

@@ -81,8 +81,7 @@ from ...engine.topology import Topology
 from ...graph import Graph
 from ...machine.model import Machine
 from ...projection import Growth, grown_degrees, busiest_link_seconds, longest_route_hops, poisson_ceil_mean
-from ...projection.virtual import (Spread, _grown_above_threshold, _holding_target_share,  # noqa: F401
-                                   expected_count_above, heavy_edge_share, heavy_vertices_at_profile,
+from ...projection.virtual import (Spread, heavy_vertices_at_profile,
                                    virtual_nodes)
 from ...records import LevelRecord
 
