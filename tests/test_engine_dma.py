@@ -116,3 +116,17 @@ def test_contiguous_transfers_are_charged_aligned_blocks_in_closed_form():
     # a gibibyte in 16 B blocks costs no per-block work
     assert engine.aligned_contiguous(2**30, 16) == 2**30
     assert engine.aligned_contiguous(0, 16) == 0
+
+
+def test_a_measured_curve_is_log_linear_between_its_points_and_flat_beyond():
+    """The one reader of the machine files' curves (engine/curves.py), worked
+    by hand: halfway in log2 between 64 B (1 GB/s) and 1,024 B (3 GB/s) is
+    256 B, where the rate is 2 GB/s; outside, the end points' rates."""
+    import numpy as np
+
+    from simbfs.engine.curves import log_linear
+
+    sizes, rates = (64.0, 1024.0), (1e9, 3e9)
+    assert log_linear(sizes, rates, 256.0) == 2e9
+    assert log_linear(sizes, rates, 8.0) == 1e9 and log_linear(sizes, rates, 1 << 20) == 3e9
+    assert list(log_linear(sizes, rates, np.array([64.0, 128.0, 512.0]))) == [1e9, 1.5e9, 2.5e9]

@@ -41,6 +41,7 @@ import simpy
 
 from ...machine import schema as S
 from ...machine.sections import MachineSection, SectionValues
+from ..curves import log_linear
 from ..recorder import NULL_RECORDER
 from .base import Device
 
@@ -88,8 +89,7 @@ class CPEClusterModel:
         chunks = np.asarray(chunk_bytes, dtype=np.float64)
         if not np.all(chunks > 0):
             raise ValueError(f"a DMA chunk must be larger than 0 bytes; got {chunk_bytes!r}")
-        xs = np.log2(np.asarray(self.curve_chunk_bytes))
-        curve = np.interp(np.log2(chunks), xs, self.curve_bandwidth_Bps)
+        curve = log_linear(self.curve_chunk_bytes, self.curve_bandwidth_Bps, chunks)
         return _scalar_or_array(curve * min(1.0, cpes / self.cpes_to_saturate))
 
     def dma_seconds(self, nbytes, chunk_bytes, cpes: int | None = None):

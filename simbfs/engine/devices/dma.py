@@ -44,6 +44,7 @@ from functools import cached_property, lru_cache
 from ...machine import schema as S
 from ...machine.sections import MachineSection, SectionValues
 from ..costs import aligned_bytes, dma_stream_seconds
+from ..curves import log_linear
 from ..recorder import NULL_RECORDER
 from .base import Device
 
@@ -67,12 +68,11 @@ class DMAModel:
         sizes: an executed run asks for the same few sizes (bQ blocks,
         commit spans) tens of thousands of times, and a value is the same
         whenever it is computed."""
-        xs = np.log2(np.asarray(self.curve_block_bytes))
         bandwidths = np.asarray(self.curve_bandwidth_Bps, dtype=np.float64)
 
         @lru_cache(maxsize=4096)
         def bandwidth(block_bytes: float) -> float:
-            return float(np.interp(np.log2(max(block_bytes, 1.0)), xs, bandwidths))
+            return float(log_linear(self.curve_block_bytes, bandwidths, max(block_bytes, 1.0)))
         return bandwidth
 
 
