@@ -81,8 +81,8 @@ class LayoutCache:
 
     It holds the graph itself and compares it by identity: a cache keyed by
     ``id(graph)`` hands a freed graph's layout to a new graph that Python
-    gives the same id, which broke a Cell run in a test (a layout for
-    another vertex count, 2026-11-27)."""
+    gives the same id: a Cell run would get a layout for another vertex
+    count."""
 
     def __init__(self):
         self._graph = None

@@ -1,4 +1,4 @@
-"""What the compiled loops share (issue 16): numba's njit with a cache
+"""What the compiled loops share: numba's njit with a cache
 stamped with the whole package's sources, the partition arithmetic of
 bfs.partition for one value at a time, and array growth.
 

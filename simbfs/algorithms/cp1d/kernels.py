@@ -1,4 +1,4 @@
-"""Compiled loops of the cp1d bottom-up level (issue 16).
+"""Compiled loops of the cp1d bottom-up level.
 
 A bottom-up level reads, for every light unvisited vertex, its adjacency
 list thread slice by thread slice until the first hit. In numpy that is

@@ -478,11 +478,10 @@ def self_consistent_claim_timing(evaluate, first: ClaimTiming, tolerance: float 
     all (the given sweep hardly moves with the assumed one, which a plain
     iteration or midpoints reach only slowly). A timing agrees when the
     sweep and the probes' queue wait it gives are both within ``tolerance``
-    of the sweep of the ones it assumed. Returns the last result.
-    Until 2026-11-27 the model stopped after the first evaluation, with the
-    first pass's timing: 2.4-4.6 times the consistent sweep at the paper's
-    sizes, so claims looked visible too early and too few probes were
-    counted."""
+    of the sweep of the ones it assumed. Returns the last result. The
+    first pass's timing alone is 2.4-4.6 times the consistent sweep at the
+    paper's sizes: claims would look visible too early and too few probes
+    be counted."""
     result_a, b = evaluate(first)
     gap_a = b.mean_sweep_s - first.mean_sweep_s
     if _timings_agree(first, b, tolerance) or passes <= 1:

@@ -1,4 +1,4 @@
-"""The compiled scan of a cp2d level (issue 16).
+"""The compiled scan of a cp2d level.
 
 cp2d is top-down only, so over a search it reads every adjacency entry
 of the graph once. In numpy the scan took some fifteen whole-array
