@@ -26,11 +26,14 @@ The steps are those of the Checconi & Petrini projection
    pairs arriving in messages under ``lin1d.small_input`` is the
    size-biased Poisson tail (``small_share``).
 4. **Machine.** The executed level's prices (pricing.py) on the mean and
-   the busiest node; ports at their wire bytes; on a fat tree, a central
-   link carries the cross-group bytes of the M / K nodes whose pairs the
-   destination-based routing sends through it (with relay, a node's column
-   fixes its relays' residue, so its whole first stage takes one link);
-   the pipeline latency, and the closing collectives of the hub bitmaps
+   the busiest node; the busiest node's port at the wire bytes of its own
+   payload; the busiest link from the topology alone
+   (``Topology.group_max_link_load``: the mean node's bytes per peer
+   within its group, phases 0 and 2, and to the relay at its position in
+   every other group, phase 1; directly, one group of all N nodes), and
+   at least the busiest node's own link (its wire bytes times
+   ``hot_link_shares``), priced by ``link_seconds``; the pipeline latency,
+   and the closing collectives of the hub bitmaps
    (pricing.closing_seconds).
 """
 
@@ -44,7 +47,8 @@ import numpy as np
 
 from ...bfs.direction import TOP_DOWN, choose_direction
 from ...bfs.parallel import map_in_order
-from ...engine.costs import port_seconds, route_latency
+from ...engine.costs import link_seconds, port_seconds, route_latency
+from ...errors import UserError
 from ...graph import Graph
 from ...machine.model import Machine
 from ...projection import Growth, grown_degrees, poisson_ceil_mean
@@ -91,10 +95,17 @@ class Target:
         self.groups = -(-N // self.group)
         hops = topology.hop_distribution()
         self.route_s = route_latency(len(hops) - 1, machine.network)
-        # nodes whose cross-group pairs share one central link (fat tree:
-        # M / K; any other topology: its uniform busiest link, see price)
-        self.per_central_link = (self.group / topology.central_links
-                                 if getattr(topology, "central_links", 0) else None)
+        self.hot_link_shares = topology.hot_link_shares()
+
+    def busiest_link_bytes(self, group: int, within_pair_bytes: float, across_pair_bytes: float) -> float:
+        """The topology's busiest link for the relay pattern (a UserError
+        where the topology has no answer at this size)."""
+        try:
+            return self.topology.group_max_link_load(group, within_pair_bytes, across_pair_bytes)
+        except NotImplementedError as error:
+            raise UserError(f"lin1d cannot project the links of this network: {error}; "
+                            f"choose lin1d.group_size as a product of the torus's last extents, "
+                            f"or --algorithm lin1d:relay=off") from None
 
 
 def phases(target: Target, remote_pairs: float) -> list:
@@ -152,17 +163,27 @@ def price(target: Target, counts_mean: dict, counts_max: dict, direction: str, c
                                     target.options.modules, local)
     busy_times = pricing.node_times(machine, busiest_counts, direction, shares, messages_at(load),
                                     messages_at(load_in), target.options.modules, local)
-    packets = float(machine.network.packets(out_pairs * P)) if out_pairs else 0.0
-    wire = float(machine.network.wire_bytes(out_pairs * P, packets)) if out_pairs else 0.0
-    inject = port_seconds(wire * max(load, load_in), machine.network)
-    cross = sum(pairs * share for pairs, _, share, _ in every_phase) * P
-    if not out_pairs:
-        link = 0.0
-    elif target.per_central_link is not None:
-        link = cross * (wire / (out_pairs * P)) * target.per_central_link / machine.network.link_bandwidth_Bps
+    network = machine.network
+    if out_pairs:
+        # the busiest sender's (receiver's) own wire bytes: its payload cut into packets, not the
+        # mean node's packets times the load (that would multiply one packet's header by the load)
+        out_wire, in_wire = (float(network.wire_bytes(out_pairs * P * x)) for x in (load, load_in))
+        inject = port_seconds(max(out_wire, in_wire), network)
+        wire = float(network.wire_bytes(out_pairs * P, network.packets(out_pairs * P)))
+        ratio = wire / (out_pairs * P)  # the mean node's wire bytes per payload byte
+        relay = any(len(phases(target, pairs)) == 3 for pairs in channels.values())
+        within = across = 0.0  # bytes per peer, the mean node's
+        for pairs in channels.values():
+            for i, (sent, peers, _) in enumerate(phases(target, pairs)):
+                if relay and i == 1:
+                    across += sent * P * ratio / peers
+                else:
+                    within += sent * P * ratio / peers
+        out_share, in_share = target.hot_link_shares
+        link = link_seconds(max(target.busiest_link_bytes(target.group if relay else N, within, across),
+                                out_wire * out_share, in_wire * in_share), network)
     else:
-        per_pair = wire / max(N - 1, 1)
-        link = target.topology.uniform_max_link_load(per_pair) / machine.network.link_bandwidth_Bps
+        inject = link = 0.0
     compute = float(np.max(busy_times.compute))
     busy = max(compute, inject, link)
     stages = sum(2 if len(phases(target, pairs)) == 3 else 1 for pairs in channels.values() if pairs > 0)

@@ -1,0 +1,27 @@
+"""Projections reach the network only through the Topology contract (issue
+32, item 2): a network key moves a projection the way it moves the
+executed run, and leaves it alone where execution does not move."""
+
+import pytest
+
+from simbfs.machine.loader import load_machine
+from simbfs.runner import RunConfig, run
+
+
+def teps(machine, algorithm, nodes, scale, mode, overrides=()):
+    config = RunConfig(machine=machine, algorithm=algorithm, nodes=nodes, scale=scale, roots=1, graph="kronecker",
+                       overrides=list(overrides), validate=False, mode=mode,
+                       profile_scale=scale if mode == "project" else None)
+    return run(config)["teps"]["harmonic_mean"]
+
+
+def test_lin1d_projection_ignores_a_header_that_execution_ignores():
+    # Top-down lin1d at 1,024 nodes: the executed run is bound by its
+    # modules, not the wire. The projection used to price the busiest port
+    # at the mean node's packets times the load, which multiplied one
+    # packet's header by the load: 16-fold headers cost it 3%.
+    header = f"network.packet_header={max(load_machine('sunway_taihulight').network.packet_header_bytes, 1) * 16:.0f} B"
+    algorithm = "lin1d:direction-optimising=off"
+    for mode in ("execute", "project"):
+        base = teps("sunway_taihulight", algorithm, 1024, 16, mode)
+        assert teps("sunway_taihulight", algorithm, 1024, 16, mode, [header]) == pytest.approx(base, rel=1e-9), mode
