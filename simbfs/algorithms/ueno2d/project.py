@@ -27,8 +27,11 @@ scale. Every output says "projected" (docs/background/projection.md).
 4. **Machine.** The executed level's prices (pricing.py) on the mean and the
    busiest process; a host's port carries its k processes' fold (the
    busiest one and k - 1 typical ones: a processor-row's members are never
-   on one host when R >= k); full bisection, so no link is busier than the
-   ports; the level ends with the allreduce of the next frontier's size.
+   on one host when R >= k); the network term is the larger of that port
+   and the topology's busiest link (``busiest_link_seconds``: every host's
+   fold spread uniformly, plus the busiest host's excess on its own link),
+   as executed runs price the links; the level ends with the allreduce of
+   the next frontier's size.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from ...bfs.direction import TOP_DOWN
 from ...engine.costs import allreduce_time, port_seconds, route_latency
 from ...graph import Graph
 from ...machine.model import Machine
-from ...projection import Growth
+from ...projection import Growth, busiest_link_seconds
 from ...projection.virtual import Spread, virtual_nodes
 from ...records import LevelRecord
 from ..bsp1d.execute import gather_adjacency
@@ -78,6 +81,7 @@ class Projector:
     def __init__(self, graph: Graph, machine: Machine, topology, options: ueno.Ueno2DOptions, processes: int,
                  profile_scale: int, target_scale: int, edgefactor: int):
         self.graph = graph
+        self.topology = topology
         self.machine = machine
         self.options = options
         self.section = machine.section("ueno2d")
@@ -166,7 +170,8 @@ class Projector:
             return float(network.wire_bytes(c.sent_bytes, packets))
 
         host = wire(busiest) + (k - 1) * wire(mean)
-        ports = port_seconds(host, network)
+        ports = max(port_seconds(host, network),
+                    busiest_link_seconds(self.topology, network, self.topology.nodes * k * wire(mean), host, host))
         latency = self.latency_s if busiest.sent_bytes > 0 else 0.0
         priced = {}
         for name, c in (("mean", mean), ("busiest", busiest)):
