@@ -17,7 +17,7 @@ from simbfs.engine.topology import FatTree
 from simbfs.engine.topology.base import group_traffic
 from simbfs.errors import UserError
 from simbfs.machine import load_machine, machines_dir
-from tests.conftest import tiny_machine
+from tests.conftest import enumerated_link_loads, tiny_machine
 
 # (nodes, supernode_size, oversubscription): full and partial last
 # supernodes, K dividing the supernode size or not, K = 1, one supernode,
@@ -37,20 +37,11 @@ def fat_tree(nodes, supernode_size, oversubscription):
     return FatTree(nodes, fat_tree_machine(supernode_size, oversubscription).network)
 
 
-def enumerated_loads(tree, traffic):
-    """Bytes per link from summing every pair's route, one message at a time."""
-    loads = np.zeros(tree.num_links)
-    for s in range(tree.nodes):
-        for d in range(tree.nodes):
-            loads[tree.route(s, d)] += traffic[s, d]
-    return loads
-
-
 @pytest.mark.parametrize("size", SIZES)
 def test_link_loads_equal_summed_routes(size):
     tree = fat_tree(*size)
     traffic = np.random.default_rng(11).random((tree.nodes, tree.nodes))
-    assert np.allclose(tree.link_loads(traffic), enumerated_loads(tree, traffic))
+    assert np.allclose(tree.link_loads(traffic), enumerated_link_loads(tree, traffic))
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -84,13 +75,13 @@ def test_closed_forms_match_enumeration(size):
         assert np.allclose(tree.hop_distribution(), counted)
     else:
         assert tree.hop_distribution().tolist() == [1.0]
-    assert tree.uniform_max_link_load(3.0) == pytest.approx(enumerated_loads(tree, 3.0 * off_diagonal).max())
+    assert tree.uniform_max_link_load(3.0) == pytest.approx(enumerated_link_loads(tree, 3.0 * off_diagonal).max())
     out, into = np.zeros((n, n)), np.zeros((n, n))
     out[-1, :-1] = 1.0  # the last node (in a partial supernode, when there is one)
     into[:-1, -1] = 1.0
     peers = max(n - 1, 1)
-    assert tree.hot_link_shares() == pytest.approx((enumerated_loads(tree, out).max() / peers,
-                                                    enumerated_loads(tree, into).max() / peers))
+    assert tree.hot_link_shares() == pytest.approx((enumerated_link_loads(tree, out).max() / peers,
+                                                    enumerated_link_loads(tree, into).max() / peers))
 
 
 def test_all_to_all_by_hand():
@@ -198,7 +189,7 @@ def test_group_max_link_load_matches_enumeration(size, within, across):
     tree = fat_tree(nodes, supernode_size, oversubscription)
     traffic = group_traffic(nodes, group, within, across)
     assert tree.group_max_link_load(group, within, across) == pytest.approx(
-        enumerated_loads(tree, traffic).max(), rel=1e-12, abs=1e-12)
+        enumerated_link_loads(tree, traffic).max(), rel=1e-12, abs=1e-12)
 
 
 def test_group_max_link_load_of_the_whole_machine_is_the_uniform_load():

@@ -5,7 +5,7 @@ import pytest
 
 from simbfs.engine.topology import Crossbar, Torus
 from simbfs.engine.topology.base import ENUMERATION_LIMIT, group_traffic
-from tests.conftest import tiny_machine
+from tests.conftest import enumerated_link_loads, tiny_machine
 
 
 def torus(shape):
@@ -48,7 +48,7 @@ def test_uniform_all_to_all_on_an_odd_ring(n):
 
 
 @pytest.mark.parametrize("shape", [(3, 5), (3, 5, 7), (5, 3, 1)])
-def test_link_loads_equal_summed_routes(shape):
+def test_link_loads_equal_enumerated_link_loads(shape):
     t = torus(shape)
     traffic = np.random.default_rng(7).random((t.nodes, t.nodes))
     expected = np.zeros(t.num_links)
@@ -103,14 +103,6 @@ def test_closed_forms_match_enumeration(shape):
     assert shares[1] == pytest.approx(t.link_loads(into).max() / (n - 1))
 
 
-def summed_routes(topology, traffic):
-    loads = np.zeros(topology.num_links)
-    for s in range(topology.nodes):
-        for d in range(topology.nodes):
-            loads[topology.route(s, d)] += traffic[s, d]
-    return loads
-
-
 # (shape, group_size): sub-tori of the trailing dimensions (the closed
 # form), the whole machine, one-node groups, and group sizes that are not
 # a sub-torus (the base class's enumeration, with a partial last group).
@@ -122,7 +114,7 @@ def test_group_max_link_load_matches_enumeration(shape, group, within, across):
     traffic = group_traffic(t.nodes, group, within, across)
     # routes take the + way on ties, link_loads splits them: compare the totals per link only without ties
     expected = t.link_loads(traffic).max() if any(extent % 2 == 0 for extent in shape) else \
-        summed_routes(t, traffic).max()
+        enumerated_link_loads(t, traffic).max()
     assert t.group_max_link_load(group, within, across) == pytest.approx(expected, rel=1e-12, abs=1e-12)
 
 
