@@ -34,7 +34,7 @@ from .machine import load_machine, machines_dir
 from .machine.model import GraphDefaults
 from .records import RootRecord
 from .report import machine_parameters
-from .units import format_quantity
+from .units import distinct_sizes
 
 DEFAULT_ALGORITHM = "bsp1d-do"
 # the graph of a machine file without graph: (Graph500's edge factor)
@@ -362,7 +362,7 @@ def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> list
     if needed <= have * (1 - uncertainty):
         return []
     if needed <= have * (1 + uncertainty):
-        need_text, have_text = _distinct_sizes(needed, have)
+        need_text, have_text = distinct_sizes(needed, have)
         return [f"memory: scale {spec.scale} on {nodes} nodes needs about {need_text} per node with "
                 f"{algorithm.name}, within the estimate's uncertainty ({uncertainty:.0%}) of a {machine.name} "
                 f"node's {have_text}: the real run may not fit"]
@@ -378,7 +378,7 @@ def _check_fits_machine(spec: GraphSpec, machine, nodes: int, algorithm) -> list
         smaller = _largest_fitting_scale(lambda scale: need(scale, nodes) <= have, spec.scale - 1)
         advice = (f"more nodes do not help (up to nodes.max = {machine.max_nodes}); "
                   + (f"use --scale {smaller} or less" if smaller else "no scale fits"))
-    need_text, have_text = _distinct_sizes(needed, have)
+    need_text, have_text = distinct_sizes(needed, have)
     margin = f" (an estimate good to {uncertainty:.0%})" if uncertainty else ""
     raise UserError(f"scale {spec.scale} on {nodes} nodes needs about {need_text} per node{margin} "
                     f"with {algorithm.name}, "
@@ -401,12 +401,3 @@ def _largest_fitting_scale(fits: Callable[[int], bool], below: int) -> int | Non
     return low
 
 
-def _distinct_sizes(need: float, have: float) -> tuple[str, str]:
-    """Both sizes, with enough digits that they do not read as equal."""
-    have_text = format_quantity(have, "size")
-    digits = 4
-    need_text = format_quantity(need, "size", digits)
-    while need_text == have_text and digits < 12:
-        digits += 2
-        need_text = format_quantity(need, "size", digits)
-    return need_text, have_text

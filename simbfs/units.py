@@ -128,3 +128,16 @@ def format_quantity(value: float, kind: str, digits: int = 4) -> str:
                 return f"{value / scale:.{digits}g} {unit}"
         return f"{value:.{digits}g} B"
     return f"{value:.6g}"
+
+
+def distinct_sizes(need: float, have: float) -> tuple[str, str]:
+    """Two sizes for one message (what a run needs, what a node has), with
+    enough digits that they do not read as equal: 16.0026 GiB, not 16 GiB,
+    beside 16 GiB."""
+    have_text = format_quantity(have, "size")
+    digits = 4
+    need_text = format_quantity(need, "size", digits)
+    while need_text == have_text and digits < 12:
+        digits += 2
+        need_text = format_quantity(need, "size", digits)
+    return need_text, have_text

@@ -396,9 +396,9 @@ def test_a_run_beyond_the_memory_estimates_uncertainty_is_refused(capsys):
 
 
 def test_a_refusal_shows_the_digits_that_tell_need_from_have():
-    from simbfs.runner import _distinct_sizes
+    from simbfs.units import distinct_sizes
 
-    assert _distinct_sizes(16.0026 * 2**30, 16 * 2**30) == ("16.0026 GiB", "16 GiB")
+    assert distinct_sizes(16.0026 * 2**30, 16 * 2**30) == ("16.0026 GiB", "16 GiB")
 
 
 @pytest.mark.parametrize("machine", ["bluegene_q", "cell_be", "sunway_taihulight", "tsubame2"])

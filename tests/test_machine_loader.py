@@ -10,12 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from simbfs.machine.loader import _read_with_bases
-
 from simbfs.errors import UserError
 from simbfs.machine import bundled_machines, load_machine, machines_dir
 from simbfs.machine import schema as S
-from simbfs.machine.loader import OVERRIDE_SOURCE
+from simbfs.machine.loader import OVERRIDE_SOURCE, read_with_bases
 
 BGQ_FILE = machines_dir() / "bluegene_q.yaml"
 
@@ -56,7 +54,7 @@ def test_bundled_machine_sources_every_number(name):
     """Every Param (and Curve) the file sets has a non-empty source."""
     machine = load_machine(name)
     # the file with its `extends` bases merged in (a calibrated file extends a bundled one)
-    raw = _read_with_bases(machines_dir() / f"{name}.yaml", ())
+    raw = read_with_bases(machines_dir() / f"{name}.yaml")
     checked = 0
     schema = S.machine_schema()
     for path, spec in S.walk(schema):

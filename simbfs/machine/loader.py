@@ -77,7 +77,7 @@ def load_machine(name_or_path: str, overrides: list[str] | tuple[str, ...] = ())
     """Load, merge, override and validate a machine file."""
     path = resolve_machine_path(name_or_path)
     _refuse_repeated_keys(overrides)
-    raw = _read_with_bases(path, seen=())
+    raw = read_with_bases(path)
     for override in overrides:
         _apply_override(raw, override)
     return build_machine(raw, origin=str(path))
@@ -109,6 +109,13 @@ def _read_yaml(path: Path) -> dict:
         raise UserError(f"{path}: a machine file must be a mapping of sections (name:, node:, network:, ...), "
                         f"not a {type(data).__name__}")
     return data
+
+
+def read_with_bases(path: Path) -> dict:
+    """The machine file at ``path`` as a plain mapping, with the files it
+    ``extends`` merged under it, before ``--set`` and validation: what the
+    file and its bases write, e.g. to check that each value names a source."""
+    return _read_with_bases(path, seen=())
 
 
 def _read_with_bases(path: Path, seen: tuple[Path, ...]) -> dict:
