@@ -8,9 +8,9 @@ from simbfs.graph import kronecker_edges
 from simbfs.graph.counter_rng import STREAM_KRONECKER_EDGES, stream_words
 from simbfs.graph.kronecker import (
     GRAPH500_QUADRANTS,
-    _packed_chunk,
-    _plan,
+    edge_tables,
     kronecker_unscrambled,
+    packed_edges,
     vertex_permutation,
 )
 from simbfs.graph.quadrant_table import (
@@ -96,8 +96,8 @@ def test_table_path_equals_exact_inverse_cdf():
     # The lookup table plus ambiguity fallback must reproduce plain
     # searchsorted on the integer CDF for every field, bit for bit.
     scale, count = 13, 50_000
-    tables, words_per_edge = _plan(scale, GRAPH500_QUADRANTS)
-    packed = _packed_chunk(4, 123, count, tables, words_per_edge)
+    tables, words_per_edge = edge_tables(scale, GRAPH500_QUADRANTS)
+    packed = packed_edges(4, 123, count, tables, words_per_edge)
     words = stream_words(4, STREAM_KRONECKER_EDGES, 123 * words_per_edge, count * words_per_edge)
     fields = words.view(np.uint32).reshape(count, -1)
     expected = np.zeros(count, dtype=np.uint64)

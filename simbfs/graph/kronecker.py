@@ -65,14 +65,16 @@ def _check_scale(scale: int) -> None:
         )
 
 
-def _plan(scale: int, quadrants: tuple):
+def edge_tables(scale: int, quadrants: tuple):
+    """The quadrant tables of a scale's random fields, and the 64-bit random
+    words one edge draws: what :func:`packed_edges` needs."""
     plan = field_plan(scale, LEVELS_PER_FIELD)
     tables = [quadrant_table(levels, offset, quadrants) for levels, offset in plan]
     words_per_edge = -(-len(plan) // FIELDS_PER_WORD)
     return tables, words_per_edge
 
 
-def _packed_chunk(seed, first_edge, num_edges, tables, words_per_edge) -> np.ndarray:
+def packed_edges(seed, first_edge, num_edges, tables, words_per_edge) -> np.ndarray:
     """Edges [first_edge, first_edge+num_edges) unscrambled, packed src | dst << 32."""
     words = stream_words(
         seed, STREAM_KRONECKER_EDGES, first_edge * words_per_edge, num_edges * words_per_edge
@@ -119,10 +121,10 @@ def kronecker_unscrambled_chunks(scale, edgefactor=16, seed=1, *, chunk_edges=DE
     if chunk_edges < 1:
         raise ValueError("chunk_edges must be positive")
     num_edges = edgefactor << scale
-    tables, words_per_edge = _plan(scale, tuple(float(q) for q in quadrants))
+    tables, words_per_edge = edge_tables(scale, tuple(float(q) for q in quadrants))
     for first_edge in range(0, num_edges, chunk_edges):
         count = min(chunk_edges, num_edges - first_edge)
-        yield first_edge, _packed_chunk(seed, first_edge, count, tables, words_per_edge)
+        yield first_edge, packed_edges(seed, first_edge, count, tables, words_per_edge)
 
 
 def kronecker_unscrambled(scale, edgefactor=16, seed=1, *, chunk_edges=DEFAULT_CHUNK_EDGES,
