@@ -25,13 +25,28 @@ def claims_path() -> Path:
     return Path(__file__).resolve().parents[2] / "shared" / "reference" / "claims.yaml"
 
 
+def claims_data(path: Path | None = None) -> dict:
+    """The claims file (default :func:`claims_path`), read and parsed; a
+    user's error if it cannot be read or holds no list of claims."""
+    path = claims_path() if path is None else Path(path)
+    fix = "set SIMBFS_CLAIMS to the papers' claims.yaml"
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise UserError(f"cannot read the papers' claims at {path} ({exc.strerror or exc}); {fix}") from None
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" (line {where.line + 1})" if where is not None else ""
+        raise UserError(f"the papers' claims at {path} are not valid YAML{line}; {fix}") from None
+    claims = data.get("claims") if isinstance(data, dict) else None
+    if not isinstance(claims, list) or not all(isinstance(c, dict) and "id" in c for c in claims):
+        raise UserError(f"{path} holds no list of claims (a `claims:` list of entries with an `id`); {fix}")
+    return data
+
+
 @lru_cache(maxsize=None)
 def _load(path: str) -> dict[str, dict]:
-    try:
-        data = yaml.safe_load(Path(path).read_text())
-    except OSError:
-        raise UserError(f"cannot read the papers' claims at {path}; set SIMBFS_CLAIMS to claims.yaml") from None
-    return {claim["id"]: claim for claim in data["claims"]}
+    return {claim["id"]: claim for claim in claims_data(Path(path))["claims"]}
 
 
 def claim(claim_id: str) -> dict:

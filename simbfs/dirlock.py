@@ -1,5 +1,5 @@
-"""One command at a time writes into an output folder (``sweep --out``,
-``reproduce --out``).
+"""Output folders (``sweep --out``, ``reproduce --out``): checked before
+anything is created, and written by one command at a time.
 
 The lock is a system lock (``flock``) on a file in the folder, held for the
 command's life: the system drops it when the process ends, however it ends,
@@ -16,6 +16,23 @@ import os
 from pathlib import Path
 
 from .errors import UserError
+
+
+def check_output_folder(out: Path) -> None:
+    """Refuse, creating nothing, an ``--out`` that is not a directory and
+    cannot be made one, or that this user cannot write into."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file; give a directory (it is created if missing)")
+    existing = out.absolute()
+    while not existing.exists() and existing != existing.parent:  # the deepest part that exists makes the rest
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UserError(f"cannot create --out {out}: {existing} is not a directory (it is a file); "
+                        f"give another --out")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        what = (f"--out {out} is not writable" if existing == out.absolute()
+                else f"cannot create --out {out}: {existing} is not writable")
+        raise UserError(f"{what}; give a directory you can write")
 
 
 class DirectoryLock:

@@ -51,7 +51,8 @@ from pathlib import Path
 from typing import Callable
 
 from . import __version__
-from .claims import claims_path
+from .claims import claims_data, claims_path
+from .dirlock import check_output_folder
 from .errors import UserError
 
 MACHINES = ("bluegene_q", "cell_be", "sunway_taihulight", "tsubame2")
@@ -79,27 +80,6 @@ def experiments_dir() -> Path:
     return path
 
 
-def claims_data() -> dict:
-    """The papers' claims file, read and parsed; a user's error if it
-    cannot be read or holds no list of claims."""
-    import yaml
-
-    path = claims_path()
-    fix = "set SIMBFS_CLAIMS to the papers' claims.yaml"
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise UserError(f"cannot read the papers' claims at {path} ({exc.strerror or exc}); {fix}") from None
-    except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        line = f" (line {where.line + 1})" if where is not None else ""
-        raise UserError(f"the papers' claims at {path} are not valid YAML{line}; {fix}") from None
-    claims = data.get("claims") if isinstance(data, dict) else None
-    if not isinstance(claims, list) or not all(isinstance(c, dict) and "id" in c for c in claims):
-        raise UserError(f"{path} holds no list of claims (a `claims:` list of entries with an `id`); {fix}")
-    return data
-
-
 def check(machines: list[str], out: Path, include_validation: bool = False) -> int:
     """Everything a reproduction needs, checked before anything is created:
     the experiment scripts, the claims file, and an --out that is a
@@ -109,17 +89,7 @@ def check(machines: list[str], out: Path, include_validation: bool = False) -> i
     if not total:
         raise UserError(f"there are no figure scripts of {', '.join(machines)} in {experiments_dir()}")
     claims_data()
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out} is a file; give a directory (it is created if missing)")
-    existing = out.absolute()
-    while not existing.exists() and existing != existing.parent:  # the deepest part that exists makes the rest
-        existing = existing.parent
-    if not existing.is_dir():
-        raise UserError(f"cannot create --out {out}: {existing} is not a directory")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        what = (f"--out {out} is not writable" if existing == out.absolute()
-                else f"cannot create --out {out}: {existing} is not writable")
-        raise UserError(f"{what}; give a directory you can write")
+    check_output_folder(out)
     return total
 
 

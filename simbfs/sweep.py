@@ -37,7 +37,7 @@ from typing import Callable
 import yaml
 
 from . import __version__
-from .dirlock import DirectoryLock
+from .dirlock import DirectoryLock, check_output_folder
 from .errors import UserError
 from .runner import RunConfig
 
@@ -208,16 +208,7 @@ class SweepStore:
 
     def check(self) -> None:
         """Refuse a directory that cannot be used, creating nothing."""
-        if self.out.exists() and not self.out.is_dir():
-            raise UserError(f"--out {self.out} is a file; give a directory (it is created if missing)")
-        existing = self.out.absolute()
-        while not existing.exists():
-            existing = existing.parent
-        if not existing.is_dir():
-            raise UserError(f"--out {self.out}: {existing} is a file, not a directory; give another --out")
-        if not os.access(existing, os.W_OK | os.X_OK):
-            raise UserError(f"cannot write the sweep's results in {self.out}: {existing} is not writable; "
-                            f"give another --out")
+        check_output_folder(self.out)
 
     def prepare(self) -> None:
         """Create the directory and take its lock (see :meth:`lock`)."""
