@@ -118,7 +118,10 @@ def paper_comparisons(doc: dict) -> list[dict]:
             continue
         paper = float(claims[run.claim_id]["value"]) * run.teps_per_unit
         simbfs = doc["teps"][run.statistic]
+        tolerance = claims[run.claim_id].get("tolerance")
         out.append({"claim": run.claim_id, "statistic": run.statistic, "paper_teps": paper, "simbfs_teps": simbfs,
-                    "error": simbfs / paper - 1, "tolerance": claims[run.claim_id].get("tolerance"),
+                    "error": simbfs / paper - 1, "tolerance": tolerance,
+                    "within": None if tolerance is None else within_tolerance(simbfs / run.teps_per_unit,
+                                                                              run.claim_id),
                     "paper": claims[run.claim_id].get("paper", "")})
     return out

@@ -114,10 +114,8 @@ def format_run(doc: dict) -> str:
 
 def format_paper_comparison(match: dict, overridden: bool, projected: bool) -> str:
     """The paper's value of a claim whose setup the run is, beside simbfs's."""
-    tolerance = match.get("tolerance")
-    verdict = ""
-    if tolerance is not None:
-        verdict = f", {'within' if abs(match['error']) <= tolerance else 'outside'} its {tolerance:.0%}"
+    verdict = "" if match.get("within") is None else \
+        f", {'within' if match['within'] else 'outside'} its {match['tolerance']:.0%}"
     caveat = " (with your --set overrides: not the paper's machine)" if overridden else ""
     what = "projected" if projected else "simbfs"
     return (f"  {'paper':<14} {_teps(match['paper_teps']):>14} {match['statistic'].replace('_', ' ')} "

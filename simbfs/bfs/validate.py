@@ -38,12 +38,11 @@ among the input edges; every reached vertex but the root must be marked.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from simbfs.bfs.parallel import map_in_order
+from simbfs.bfs.parallel import map_in_order, worker_threads
 from simbfs.bfs.result import UNREACHED
 
 _TUPLE_BATCH = 1 << 24
@@ -279,7 +278,7 @@ def validate_bfs_tree(graph, root: int, parent: np.ndarray,
     # numpy releases the GIL in these gathers, so batches run on threads;
     # results are merged in batch order, so the report is deterministic.
     m = len(graph.edges)
-    workers = max(1, min(4, os.cpu_count() or 1))
+    workers = worker_threads()
     batch = min(_TUPLE_BATCH, max(1 << 20, -(-m // workers)))
     bounds = [(start, min(start + batch, m)) for start in range(0, m, batch)]
     results = map_in_order(lambda span: check_tuples(graph.edges.src[span[0]:span[1]],
