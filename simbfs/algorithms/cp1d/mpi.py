@@ -145,7 +145,7 @@ class _Run(Cp1dRun):
     def node_program(self, rank: int):
         coll = self.ctx.collectives
         mpi = MPIMessages(self.cp.mpi_message_overhead_s)
-        while not self._done:
+        while not self.done:
             if self._plan is None:
                 self._plan = self._plan_level()
                 self._comm = 0.0
@@ -155,7 +155,7 @@ class _Run(Cp1dRun):
                 doing = f"{work.direction} {'count' if phase % 2 == 0 else 'pack'}"
                 result = yield coll.alltoallv(rank, lambda p=payload, q=packets: (p, q, None),
                                               after=float(compute[rank]), messaging=mpi, work=doing,
-                                              level=self._level)
+                                              level=self.level)
                 if rank == 0:
                     self._comm += result.cost_s
             yield self.closing_allreduce(rank, after=float(final[rank]), work="claim")
@@ -164,14 +164,14 @@ class _Run(Cp1dRun):
 
     def _finish_level(self, closing) -> None:
         work, phases, final, traffic, receive = self._plan
-        time_s = self.ctx.env.now - self._level_start
+        time_s = self.ctx.env.now - self.level_start
         per_node = sum(compute for compute, _, _ in phases) + final
         compute_mean = float(per_node.mean())
         receive_mean = float(receive.mean())
         comm = self._comm + closing.cost_s
         self.records.append(LevelRecord.with_rest_as_synchronisation(
             root=self.root,
-            level=self._level,
+            level=self.level,
             direction=work.direction,
             frontier_vertices=int(len(self.frontier)),
             edges_examined=int(work.edges_examined),

@@ -225,7 +225,7 @@ class Cp1dRun(RootSearch):
     def closing_allreduce(self, rank: int, after: float, work: str | None = None):
         return self.ctx.collectives.allreduce(rank, np.zeros(self._closing_words, dtype=np.int64), np.add,
                                               on_complete=self._finish_level, after=after, work=work,
-                                              level=self._level)
+                                              level=self.level)
 
     def final_allreduce(self, rank: int):
         """P^H, when there are heavy vertices: one allreduce picks their parents."""
@@ -249,9 +249,9 @@ class Cp1dRun(RootSearch):
         if self.options.direction_optimising:
             self.direction = calc_direction(int(self.layout.degree[new].sum()), self.unvisited)
         self.frontier = new
-        self._level += 1
-        self._level_start = self.ctx.env.now
-        self._done = len(new) == 0
+        self.level += 1
+        self.level_start = self.ctx.env.now
+        self.done = len(new) == 0
 
 class _Run(Cp1dRun):
     def __init__(self, algorithm: CP1DSPI, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
@@ -321,7 +321,7 @@ class _Run(Cp1dRun):
     def node_program(self, rank: int):
         """One node: per level, its busy time (threads, ports, links and
         memory overlapped, then the drain), then the closing allreduce."""
-        while not self._done:
+        while not self.done:
             if self._busy is None:
                 work, priced = self._level_work()
                 self._pending = (work, priced)
@@ -338,7 +338,7 @@ class _Run(Cp1dRun):
         (``nic``: the longer of sending and receiving) and the level's
         whole busy time (``busy`` on ``node``, up to the drain's end)."""
         work, (busy, cpu, _, _, traffic, loads, _) = self._pending
-        start, level = self._level_start, self._level
+        start, level = self.level_start, self.level
         self.recorder.record(rank, "cpu", start, start + float(cpu[rank]), work.direction, level=level)
         port = max(float(loads.inject_s[rank]), float(loads.eject_s[rank]))
         if port > 0:
@@ -348,12 +348,12 @@ class _Run(Cp1dRun):
 
     def _finish_level(self, closing) -> None:
         work, (busy, cpu, scan, receive, traffic, loads, memory) = self._pending
-        time_s = self.ctx.env.now - self._level_start
+        time_s = self.ctx.env.now - self.level_start
         compute_mean = float(cpu.mean())
         comm = float((busy - cpu).mean()) + closing.cost_s
         self.records.append(LevelRecord.with_rest_as_synchronisation(
             root=self.root,
-            level=self._level,
+            level=self.level,
             direction=work.direction,
             frontier_vertices=int(len(self.frontier)),
             edges_examined=int(work.edges_examined),

@@ -151,19 +151,19 @@ class _Run(RootSearch):
                                 num_vertices=self.n)
 
     def node_program(self, rank: int):
-        while not self._done:
+        while not self.done:
             if self._pending is None:
                 self._pending = self._plan()
             work, priced, _, closing = self._pending
             if self.recorder.enabled:
-                record_units(self.recorder, rank, self._level_start, self._level, work.direction, priced,
+                record_units(self.recorder, rank, self.level_start, self.level, work.direction, priced,
                              self.machine.section("cpe_cluster").clusters)
             after, work_name = float(priced.busy[rank]), f"{work.direction} modules"
             for step, (kind, nbytes) in enumerate(closing):
                 last = step == len(closing) - 1
                 yield getattr(self.ctx.collectives, kind)(
                     rank, nbytes / self.N, on_complete=self._finish_level if last else self._closing_step,
-                    after=after, work=work_name, level=self._level)
+                    after=after, work=work_name, level=self.level)
                 after, work_name = 0.0, None
 
     def _closing_step(self, result) -> None:
@@ -173,10 +173,10 @@ class _Run(RootSearch):
         work, priced, next_direction, closing = self._pending
         closing_s, self._closing_s = self._closing_s + last.cost_s, 0.0
         carried = sum(nbytes for _, nbytes in closing)
-        time_s = self.ctx.env.now - self._level_start
+        time_s = self.ctx.env.now - self.level_start
         compute = priced.times.compute
         self.records.append(LevelRecord.with_rest_as_synchronisation(
-            root=self.root, level=self._level, direction=work.direction,
+            root=self.root, level=self.level, direction=work.direction,
             frontier_vertices=int(len(self.frontier)), edges_examined=int(work.edges_examined),
             messages=int(priced.messages), bytes=float(priced.payload_bytes), time_s=time_s,
             compute_s=float(compute.mean()),
@@ -191,10 +191,10 @@ class _Run(RootSearch):
         self.unexplored_edges -= int(self.layout.degree[new].sum())
         self.frontier = new
         self.direction = next_direction
-        self._level += 1
-        self._done = len(new) == 0
+        self.level += 1
+        self.done = len(new) == 0
         self._pending = None
-        self._level_start = self.ctx.env.now
+        self.level_start = self.ctx.env.now
 
 
 

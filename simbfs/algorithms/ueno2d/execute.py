@@ -207,23 +207,23 @@ class _Run(RootSearch):
         return work, price_level(self.machine, self.ctx.network, self.layout, work, self.options)
 
     def node_program(self, rank: int):
-        while not self._done:
+        while not self.done:
             if self._pending is None:
                 self._pending = self._plan()
             work, priced = self._pending
             if self.recorder.enabled:
-                record_units(self.recorder, rank, self._level_start, self._level, priced, self.options.device)
+                record_units(self.recorder, rank, self.level_start, self.level, priced, self.options.device)
             yield self.ctx.collectives.allreduce(rank, np.array([work.claimed[rank]], dtype=np.float64),
                                                  on_complete=self._finish_level, after=float(priced.busy[rank]),
-                                                 work="expand and fold", level=self._level)
+                                                 work="expand and fold", level=self.level)
 
     def _finish_level(self, closing) -> None:
         work, priced = self._pending
-        time_s = self.ctx.env.now - self._level_start
+        time_s = self.ctx.env.now - self.level_start
         kernels = np.broadcast_to(priced.times.kernel_total, (self.N,))
         c = priced.counts
         self.records.append(LevelRecord.with_rest_as_synchronisation(
-            root=self.root, level=self._level, direction=TOP_DOWN,
+            root=self.root, level=self.level, direction=TOP_DOWN,
             frontier_vertices=int(len(self.frontier)), edges_examined=work.edges_examined,
             messages=int(np.sum(c.messages_out)), bytes=float(np.sum(c.sent_bytes)), time_s=time_s,
             compute_s=float(kernels.mean()),
@@ -236,10 +236,10 @@ class _Run(RootSearch):
         self.parent[new] = work.new_parents
         self.visited[new] = True
         self.frontier = new
-        self._level += 1
-        self._done = len(new) == 0
+        self.level += 1
+        self.done = len(new) == 0
         self._pending = None
-        self._level_start = self.ctx.env.now
+        self.level_start = self.ctx.env.now
 
 
 def _at(value, rank: int) -> float:
