@@ -5,6 +5,7 @@
                                      fit one parameter to one measurement
     simbfs machines [--describe M | --keys]
                                      list the bundled machine models, or their keys
+    simbfs algorithms                list the BFS algorithms and their options
 
 A user's mistake (a bad file, option or size) prints a message starting with
 "simbfs: error:" (one line, or one line per problem in a machine file) and
@@ -119,7 +120,7 @@ _positive_float = _number(float, 0, True, "a number")
 def _add_simulation_options(parser: argparse.ArgumentParser) -> None:
     """What `run` and `calibrate` share: the machine, the graph, the
     algorithm and how the run is simulated."""
-    from .algorithms import ALGORITHMS
+    from .algorithms import ALGORITHMS, options_help, projectable
 
     parser.add_argument("machine", metavar="MACHINE",
                      help="a bundled machine name (see `simbfs machines`) or the path of a machine YAML file")
@@ -147,15 +148,13 @@ def _add_simulation_options(parser: argparse.ArgumentParser) -> None:
                      help="seed of the graph and of the search keys (default 1)")
     parser.add_argument("--algorithm", metavar="NAME",
                      help="BFS variant: " + ", ".join(sorted(ALGORITHMS)) + " (default: the machine's). "
-                          "cp1d-* take options after a colon, e.g. cp1d-spi:compression=off,threads=16 "
-                          "(direction-optimising, compression, load-balancing: on/off; representation: "
-                          "coarse-index, skip-list or edge-list; threads); lin1d takes relay=on/off, "
-                          "modules=cpe/mpe, direction-optimising=on/off; ueno2d takes expand=auto/bitmap, "
-                          "sv=atomic/ttas/tas, device=gpu/cpu")
+                          "Options follow a colon, e.g. cp1d-spi:compression=off,threads=16; "
+                          + options_help())
     parser.add_argument("--mode", choices=("execute", "project"), default="execute",
                      help="execute the BFS on the generated graph (default), or project a run too large "
-                          "for this computer from a BFS profile at a smaller scale (bsp1d-*, cp1d-*, cp2d, "
-                          "lin1d and ueno2d on Kronecker graphs; every output then says 'projected')")
+                          "for this computer from a BFS profile at a smaller scale ("
+                          + ", ".join(projectable()) + " on Kronecker graphs; every output then says "
+                          "'projected')")
     parser.add_argument("--profile-scale", type=_positive_int, metavar="S",
                      help="--mode project: scale of the executed BFS profile (default: min(--scale, 20))")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -290,6 +289,10 @@ def build_parser() -> argparse.ArgumentParser:
     machines.add_argument("--keys", action="store_true",
                           help="print every key a machine file may contain, as a Markdown table "
                                "(the one in docs/reference/machine-files.md)")
+    sub.add_parser("algorithms", help="list the BFS algorithms and their options",
+                   description="List the BFS algorithms: where each comes from, whether it can be projected "
+                               "(--mode project), and its options (--algorithm NAME:key=value,...) with their "
+                               "defaults.")
     return parser
 
 
@@ -305,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_sweep(args)
         if args.command == "reproduce":
             return _cmd_reproduce(args)
+        if args.command == "algorithms":
+            return _cmd_algorithms()
         return _cmd_machines(args)
     except UserError as exc:
         print(f"simbfs: error: {exc}", file=sys.stderr)
@@ -595,6 +600,25 @@ def _cmd_machines(args) -> int:
             description = f"(cannot be loaded: {str(exc).splitlines()[-1].strip()})"
         print(f"{name:<{width}}  {description}")
     print("\n`simbfs machines --describe NAME` shows every parameter with its source.", file=sys.stderr)
+    return 0
+
+
+def _cmd_algorithms() -> int:
+    from .algorithms import ALGORITHMS
+
+    for name in sorted(ALGORITHMS):
+        algorithm = ALGORITHMS[name]
+        source = f"seed {algorithm.paper}" if algorithm.paper else "generic"
+        modes = "executed and projected" if algorithm.projection is not None else "executed only"
+        print(f"{name}: {algorithm.summary}")
+        print(f"    {source}; {modes}")
+        for option in algorithm.OPTIONS:
+            default = option.default
+            shown = ("on" if default else "off") if isinstance(default, bool) else default
+            print(f"    {option.name}={option.accepted()}" + ("" if shown is None else f"  (default {shown})")
+                  + f": {option.help}")
+    print(f"\ne.g. simbfs run bluegene_q --nodes 64 --scale 14 --algorithm "
+          f"cp1d-spi:{ALGORITHMS['cp1d-spi'].option_example}", file=sys.stderr)
     return 0
 
 

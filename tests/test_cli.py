@@ -435,7 +435,10 @@ def test_a_hopeless_scale_is_refused_after_a_few_memory_estimates(monkeypatch, c
     # was "e.g. lin1d:compression=off", not a lin1d option
     (["sunway_taihulight", "--algorithm", "lin1d:relay"], "must be written key=value, e.g. lin1d:relay=off"),
     (["tsubame2", "--algorithm", "ueno2d:sv"], "e.g. ueno2d:sv=atomic"),
-    (["bluegene_q", "--algorithm", "cp1d-spi:"], "(e.g. cp1d-spi:compression=off)"),
+        (["tsubame2", "--algorithm", "ueno2d:sv=fast"], "ueno2d option sv='fast': sv takes one of atomic, ttas, tas"),
+        (["tsubame2", "--algorithm", "ueno2d:svv=tas"], "unknown ueno2d option 'svv' (did you mean sv?)"),
+    (["bluegene_q", "--algorithm", "cp1d-spi:"], "(e.g. cp1d-spi:direction-optimising=off)"),
+        (["bluegene_q", "--algorithm", "cp1d-spi:threads=0"], "threads takes a positive integer"),
     # were "drop --directed" and "which is undirected"
     (["bluegene_q", "--undirected"], "the Graph500 Kronecker graph is always undirected; drop --undirected"),
     (["bluegene_q", "--arity", "4"], "edges per vertex are set by --edgefactor; drop --arity"),

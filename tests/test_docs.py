@@ -198,7 +198,7 @@ def test_machine_file_reference_lists_every_key_the_schema_accepts():
     assert reference_table() in page, "run `simbfs machines --keys` and paste it over the table"
 
 
-@pytest.mark.parametrize("command", ["run", "calibrate", "sweep", "reproduce", "machines"])
+@pytest.mark.parametrize("command", ["run", "calibrate", "sweep", "reproduce", "machines", "algorithms"])
 def test_the_cli_reference_shows_each_commands_help_as_it_is(command, monkeypatch, capsys):
     """docs/reference/cli.md quotes `simbfs COMMAND --help` at 80 columns;
     a changed option must change the page too."""

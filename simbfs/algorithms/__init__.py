@@ -13,10 +13,27 @@ import difflib
 
 from ..errors import UserError
 from . import bsp1d, cell, cp1d, cp2d, lin1d, ueno2d
+from .options import describe
 from .base import GENERIC, OTHER_PAPER, PAPER_CODE, Algorithm, Projection, origin
 
 ALGORITHMS: dict[str, Algorithm] = {**bsp1d.ALGORITHMS, **cell.ALGORITHMS, **cp1d.ALGORITHMS, **cp2d.ALGORITHMS,
                                     **lin1d.ALGORITHMS, **ueno2d.ALGORITHMS}
+
+
+def projectable() -> list[str]:
+    """The algorithms that can be projected (--mode project), sorted."""
+    return sorted(name for name, algorithm in ALGORITHMS.items() if algorithm.projection is not None)
+
+
+def options_help() -> str:
+    """Every algorithm's options in one sentence, for --help: algorithms
+    that share their options are named together."""
+    families: dict[tuple, list[str]] = {}
+    for name in sorted(ALGORITHMS):
+        if ALGORITHMS[name].OPTIONS:
+            families.setdefault(ALGORITHMS[name].OPTIONS, []).append(name)
+    return "; ".join(f"{' and '.join(names)} {'take' if len(names) > 1 else 'takes'} {describe(declared)}"
+                     for declared, names in families.items())
 
 
 def get_algorithm(name: str):
@@ -41,6 +58,9 @@ def get_algorithm(name: str):
     for item in options.split(","):
         key, eq, value = item.partition("=")
         if not eq or not key.strip():
+            named = [option for option in algorithm.OPTIONS if option.name == key.strip()]
+            if named:  # the example of the option the user meant
+                example = f"{base}:{named[0].example()}"
             raise UserError(f"algorithm option {item!r} must be written key=value, e.g. {example}")
         if key.strip() in settings:  # which one was meant is not ours to guess
             raise UserError(f"algorithm option {key.strip()!r} is given twice in {name!r}; give it once")
@@ -48,4 +68,5 @@ def get_algorithm(name: str):
     return algorithm.with_options(name, settings)
 
 
-__all__ = ["ALGORITHMS", "Algorithm", "GENERIC", "OTHER_PAPER", "PAPER_CODE", "Projection", "get_algorithm", "origin"]
+__all__ = ["ALGORITHMS", "Algorithm", "GENERIC", "OTHER_PAPER", "PAPER_CODE", "Projection", "get_algorithm", "origin",
+           "options_help", "projectable"]

@@ -15,9 +15,12 @@ Attributes
     says whether a run uses its machine's paper's code (:func:`origin`).
     ``directed_graphs``: whether it runs on directed adjacency lists (the
     Cell paper's graphs); bottom-up algorithms need undirected ones.
-    ``takes_options``: whether ``name:key=value,...`` variants exist;
-    ``option_example``: then one of its options, as error messages show it
-    (``compression=off``).
+    ``OPTIONS``: its options (options.py's :class:`Option`: name, values,
+    default, help), declared once; ``options`` then holds their values in
+    a frozen dataclass whose fields are the options' names. From them:
+    ``takes_options`` (whether ``name:key=value,...`` variants exist) and
+    ``option_example`` (one option, as error messages show it:
+    ``compression=off``).
     ``requires``: the machine sections it reads (besides the core roles),
     e.g. ``("cp1d",)``; the runner refuses a machine without them before
     anything is generated.
@@ -30,7 +33,8 @@ Attributes
 
 Methods
     ``with_options(name, settings)``: the variant for ``settings`` (option
-    name -> text), or a UserError naming the bad option.
+    name -> text), or a UserError naming the bad option. The base class
+    parses them with ``OPTIONS`` and builds ``type(self)(name, options)``.
     ``check(machine, num_vertices, nodes)``: refuse, with a UserError, a run
     this algorithm cannot do on that machine (too many threads, buffers that
     do not fit); called before the graph is generated.
@@ -52,6 +56,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import UserError
+from . import options as option_parsing
+from .options import Option
 
 
 @dataclass(frozen=True)
@@ -104,15 +110,25 @@ class Algorithm:
     summary: str = ""
     paper: str | None = None
     directed_graphs: bool = False
-    takes_options: bool = False
-    option_example: str = ""
+    OPTIONS: tuple[Option, ...] = ()
+    options = None
     requires: tuple[str, ...] = ()
     projection: Projection | None = None
     memory_uncertainty: float = 0.0
 
+    @property
+    def takes_options(self) -> bool:
+        return bool(self.OPTIONS)
+
+    @property
+    def option_example(self) -> str:
+        return self.OPTIONS[0].example() if self.OPTIONS else ""
+
     def with_options(self, name: str, settings: dict) -> "Algorithm":
         base = name.partition(":")[0]
-        raise UserError(f"{base} takes no options; use --algorithm {base}")
+        if not self.OPTIONS:
+            raise UserError(f"{base} takes no options; use --algorithm {base}")
+        return type(self)(name, option_parsing.parse(base, self.OPTIONS, self.options, settings))
 
     def check(self, machine, num_vertices: int, nodes: int) -> None:
         """Nothing to refuse by default."""

@@ -150,8 +150,7 @@ class CP1DSPI(Algorithm):
 
     paper = "000"
     directed_graphs = False
-    takes_options = True
-    option_example = "compression=off"
+    OPTIONS = cp1d.OPTIONS
     requires = ("cp1d",)
     memory_uncertainty = MEMORY_UNCERTAINTY
 
@@ -168,11 +167,6 @@ class CP1DSPI(Algorithm):
               if flag]
         return (f"Checconi & Petrini asynchronous 1D BFS over SPI, {o.representation}"
                 + (f", with {', '.join(on)}" if on else ", no optimisations"))
-
-    def with_options(self, name: str, settings: dict) -> "CP1DSPI":
-        """A variant: ``settings`` maps option names (direction-optimising,
-        compression, load-balancing: on/off; representation; threads) to text."""
-        return type(self)(name, cp1d.parse_options(self.options, settings))
 
     def check(self, machine, num_vertices: int, nodes: int) -> None:
         cp = cp1d.require_cp1d(machine)

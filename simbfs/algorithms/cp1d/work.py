@@ -72,6 +72,7 @@ from ...bfs.partition import block_owner, block_starts, floor_shift, scaled_floo
 from ...bfs.adjacency import neighbour_slots
 from ...engine.costs import link_seconds, route_latency
 from ...errors import UserError
+from ..options import choice, count, switch
 from ...graph import Graph
 from ...machine.model import Machine
 from .machine_section import CP1DModel
@@ -85,7 +86,8 @@ HEAVY_SHARE_LIMIT = 1024  # at most one heavy vertex per this many vertices
 
 @dataclass(frozen=True)
 class CP1DOptions:
-    """Which of the paper's optimisations are on (Fig. 9 switches them)."""
+    """Which of the paper's optimisations are on (Fig. 9 switches them);
+    OPTIONS declares them."""
 
     direction_optimising: bool = True
     compression: bool = True
@@ -93,37 +95,14 @@ class CP1DOptions:
     representation: str = "coarse-index"
     threads: int | None = None  # None: the machine's cp1d.threads
 
-    def __post_init__(self):
-        if self.representation not in REPRESENTATIONS:
-            raise UserError(f"unknown graph representation {self.representation!r}; "
-                            f"choose one of {', '.join(REPRESENTATIONS)}")
 
-
-_SWITCHES = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False}
-
-
-def parse_options(base: CP1DOptions, settings: dict) -> CP1DOptions:
-    """Options from ``key=value`` strings (``--algorithm cp1d-spi:compression=off``)."""
-    from dataclasses import fields, replace
-
-    known = {f.name: f for f in fields(CP1DOptions)}
-    values = {}
-    for key, text in settings.items():
-        name = key.replace("-", "_")
-        if name not in known:
-            raise UserError(f"unknown option {key!r}; the options are "
-                            f"{', '.join(k.replace('_', '-') for k in known)}")
-        if name == "representation":
-            values[name] = text
-        elif name == "threads":
-            if not text.isdigit() or int(text) < 1:
-                raise UserError(f"threads must be a positive integer, got {text!r}")
-            values[name] = int(text)
-        else:
-            if text.lower() not in _SWITCHES:
-                raise UserError(f"{key} must be on or off, got {text!r}")
-            values[name] = _SWITCHES[text.lower()]
-    return replace(base, **values)
+OPTIONS = (
+    switch("direction-optimising", True, "switch between top-down and bottom-up levels (II-C, Algorithm 2)"),
+    switch("compression", True, "compress the exchanged vertex ids (II-F)"),
+    switch("load-balancing", True, "handle heavy vertices' lists globally (II-E)"),
+    choice("representation", REPRESENTATIONS, "coarse-index", "the local graph's representation (II-D, Fig. 9)"),
+    count("threads", None, "threads per node (default: the machine's cp1d.threads)"),
+)
 
 
 def require_cp1d(machine: Machine) -> CP1DModel:

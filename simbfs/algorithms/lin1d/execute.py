@@ -52,8 +52,7 @@ class Lin1D(Algorithm):
 
     paper = "003"
     directed_graphs = False
-    takes_options = True
-    option_example = "relay=off"
+    OPTIONS = lin.OPTIONS
     requires = ("lin1d", "cpe_cluster")
     memory_uncertainty = 0.05
 
@@ -68,9 +67,6 @@ class Lin1D(Algorithm):
         return (f"Lin et al. pipelined 1D BFS on SW26010, modules on {'CPE clusters' if o.modules == 'cpe' else 'MPEs'}"
                 f", {'relay through N x M groups' if o.relay else 'direct messages'}"
                 + ("" if o.direction_optimising else ", top-down only"))
-
-    def with_options(self, name: str, settings: dict) -> "Lin1D":
-        return type(self)(name, lin.parse_options(self.options, settings))
 
     def check(self, machine, num_vertices: int, nodes: int) -> None:
         """Refuse what the machine cannot hold: the consumers' scratch pads

@@ -56,7 +56,7 @@ import numpy as np
 from ...bfs.partition import block_owner, block_starts
 from ...bfs.adjacency import concatenated_ranges, neighbour_lists, neighbour_slots
 from ...bfs.keyed import smallest_per_key
-from ...errors import UserError
+from ..options import choice, switch
 from ...graph import Graph
 
 MODULE_CHOICES = ("cpe", "mpe")
@@ -65,38 +65,19 @@ HUB_SHARE_LIMIT = 64  # at most one hub per this many local vertices on small gr
 
 @dataclass(frozen=True)
 class Lin1DOptions:
-    """The variants of the paper's Fig. 11, and direction optimisation."""
+    """The variants of the paper's Fig. 11, and direction optimisation;
+    OPTIONS declares them."""
 
     relay: bool = True
-    modules: str = "cpe"  # "cpe": modules on CPE clusters (4.3); "mpe": on the MPEs
+    modules: str = "cpe"
     direction_optimising: bool = True
 
-    def __post_init__(self):
-        if self.modules not in MODULE_CHOICES:
-            raise UserError(f"lin1d modules must be one of {', '.join(MODULE_CHOICES)}, got {self.modules!r}")
 
-
-_SWITCHES = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False}
-
-
-def parse_options(base: Lin1DOptions, settings: dict) -> Lin1DOptions:
-    """Options from ``key=value`` strings (``--algorithm lin1d:relay=off,modules=mpe``)."""
-    from dataclasses import fields, replace
-
-    known = {f.name for f in fields(Lin1DOptions)}
-    values = {}
-    for key, text in settings.items():
-        name = key.replace("-", "_")
-        if name not in known:
-            raise UserError(f"unknown lin1d option {key!r}; the options are "
-                            f"{', '.join(sorted(k.replace('_', '-') for k in known))}")
-        if name == "modules":
-            values[name] = text.lower()
-        else:
-            if text.lower() not in _SWITCHES:
-                raise UserError(f"lin1d option {key} must be on or off, got {text!r}")
-            values[name] = _SWITCHES[text.lower()]
-    return replace(base, **values)
+OPTIONS = (
+    switch("relay", True, "batch messages through a relay node of the destination's group (4.4, Fig. 11)"),
+    choice("modules", MODULE_CHOICES, "cpe", "run the message modules on the CPE clusters or on the MPEs (4.2)"),
+    switch("direction-optimising", True, "switch between top-down and bottom-up levels"),
+)
 
 
 # ------------------------------------------------------------------ layout

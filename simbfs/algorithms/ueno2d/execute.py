@@ -50,8 +50,7 @@ class Ueno2D(Algorithm):
 
     paper = "004"
     directed_graphs = False
-    takes_options = True
-    option_example = "sv=atomic"
+    OPTIONS = ueno.OPTIONS
     requires = ("ueno2d", "gpu")
     memory_uncertainty = 0.05
 
@@ -67,9 +66,6 @@ class Ueno2D(Algorithm):
         return (f"Ueno & Suzumura 2D BFS on {'GPUs' if o.device == 'gpu' else 'host CPUs'}: R x C grid, "
                 f"{'SIMD-VLQ lists below alpha n, else bitmaps' if o.expand == 'auto' else 'bitmap'} expand, "
                 f"SV shared along rows, SV update {sv}, fold overlapped with kernels")
-
-    def with_options(self, name: str, settings: dict) -> "Ueno2D":
-        return type(self)(name, ueno.parse_options(self.options, settings))
 
     def check(self, machine, num_vertices: int, nodes: int) -> None:
         ueno.grid_shape(nodes)

@@ -56,6 +56,7 @@ import numpy as np
 from ...bfs.adjacency import neighbour_lists
 from ...bfs.partition import block_owner, block_starts
 from ...errors import UserError
+from ..options import choice
 from ...graph import Graph
 from . import vlq
 
@@ -78,26 +79,20 @@ def grid_shape(processes: int) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class Ueno2DOptions:
-    """``ueno2d:expand=auto|bitmap,sv=atomic|ttas|tas,device=gpu|cpu``."""
+    """The variants of the paper's Figs. 9 and 13; OPTIONS declares them."""
 
-    expand: str = "auto"  # auto: bitmap above alpha n, else SIMD-VLQ lists (V-B); bitmap: always (Fig. 9 base)
-    sv: str = "ttas"  # (A) atomic test-and-set, (B) test and test-and-set, (C) test and set (V-F-3)
-    device: str = "gpu"  # gpu, or the same code on the host CPUs (VI-F, Fig. 13)
-
-
-CHOICES = {"expand": ("auto", "bitmap"), "sv": ("atomic", "ttas", "tas"), "device": ("gpu", "cpu")}
+    expand: str = "auto"
+    sv: str = "ttas"
+    device: str = "gpu"
 
 
-def parse_options(base: Ueno2DOptions, settings: dict) -> Ueno2DOptions:
-    values = dict(base.__dict__)
-    for key, text in settings.items():
-        if key not in CHOICES:
-            raise UserError(f"unknown ueno2d option {key!r}; the options are "
-                            + ", ".join(f"{k}={'|'.join(v)}" for k, v in CHOICES.items()))
-        if text not in CHOICES[key]:
-            raise UserError(f"ueno2d option {key}={text!r}: choose one of {', '.join(CHOICES[key])}")
-        values[key] = text
-    return Ueno2DOptions(**values)
+OPTIONS = (
+    choice("expand", ("auto", "bitmap"), "auto",
+           "auto: a bitmap above alpha n frontier vertices, else SIMD-VLQ lists (V-B); bitmap: always (Fig. 9)"),
+    choice("sv", ("atomic", "ttas", "tas"), "ttas",
+           "claiming a vertex: atomic test-and-set, test and test-and-set, or test and set (V-F-3)"),
+    choice("device", ("gpu", "cpu"), "gpu", "run the kernels on the GPUs or on the host CPUs (VI-F, Fig. 13)"),
+)
 
 
 class Layout:
