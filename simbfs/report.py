@@ -187,6 +187,12 @@ def describe_machine(machine: Machine) -> str:
         lines.append("")
         lines.append("  torus partitions: " + ", ".join(
             f"{n}={'x'.join(map(str, s))}" for n, s in sorted(partitions.items())))
+    if machine.non_effects:
+        lines.append("")
+        lines.append("  what does not change an algorithm's time on this machine (non_effects):")
+        for key, reasons in machine.non_effects.items():
+            for algorithm, reason in reasons.items():
+                lines.append(f"    {key} ({algorithm}): {reason}")
     return "\n".join(lines)
 
 

@@ -115,7 +115,7 @@ def _simulate(config: RunConfig, progress: Callable[[str], None], bar) -> dict:
         _projection(algorithm)  # a clear error before anything is loaded
     _check_sections(machine, algorithm)
     sim = Simulation(machine, nodes, executed=not projecting)
-    warnings = _check_fits_machine(spec, machine, nodes, algorithm)
+    warnings = _check_fits_machine(spec, machine, nodes, algorithm) + _declared_non_effects(config, machine, algorithm)
     algorithm.check(machine, spec.num_vertices(), nodes)
     if projecting:
         return _project(config, machine, nodes, algorithm, spec, sim, progress, warnings, bar)
@@ -215,6 +215,16 @@ def _document(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec
     if projection is not None:
         doc["projection"] = projection
     return doc
+
+
+def _declared_non_effects(config: RunConfig, machine, algorithm) -> list[str]:
+    """A --set that the machine file says cannot change this algorithm's
+    time (its non_effects), with the file's reason: a what-if whose
+    answer is "nothing moved" should say why."""
+    keys = dict.fromkeys(override.partition("=")[0].strip() for override in config.overrides)
+    return [f"--set {key} does not change {algorithm.name.partition(':')[0]}'s time on {machine.name}: {reason} "
+            f"(the machine file's non_effects)"
+            for key in keys if (reason := machine.non_effect(key, algorithm.name))]
 
 
 DEFAULT_PROFILE_SCALE = 20

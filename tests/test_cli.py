@@ -482,3 +482,22 @@ def test_the_report_spells_out_a_fat_trees_shape(label, text):
     from simbfs.report import topology_text
 
     assert topology_text(label) == text
+
+
+def test_a_what_if_on_a_declared_non_effect_says_why_nothing_moved(capsys):
+    """cell_be.yaml's non_effects: the EIB is a crossbar, so its link
+    bandwidth cannot change bsp1d's time; the run says so, and both runs
+    give the same TEPS."""
+    args = ["run", "cell_be", "--algorithm", "bsp1d-topdown", "--scale", "10", "--roots", "2", "--quiet",
+            "--no-validate", "--json", "-"]
+    assert main(args) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main(args + ["--set", "network.link_bandwidth=1 GB/s"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["teps"] == plain["teps"]
+    assert doc["warnings"] == ["--set network.link_bandwidth does not change bsp1d-topdown's time on cell_be: the "
+                               "EIB is modelled as a crossbar (network.topology): an exchange crosses no shared "
+                               "link, so only the SPEs' ports (network.injection_bandwidth) bound it (the machine "
+                               "file's non_effects)"]
+    assert "WARNING    --set network.link_bandwidth does not change" in captured.err

@@ -429,3 +429,29 @@ def test_a_bad_value_given_with_set_is_marked_as_such():
 def test_packets_must_be_whole_granules():
     with pytest.raises(UserError, match="not a whole number of 32 B granules"):
         load_machine("bluegene_q", overrides=["network.packet_payload=500 B"])
+
+
+# ------------------------------------------------------------ non_effects
+def test_declared_non_effects_are_read_and_told_by_algorithm(tmp_path):
+    raw = bgq_raw()
+    raw["non_effects"] = {"network.packet_granule": {"cp2d": "every cp2d packet is a whole number of granules"}}
+    machine = load_machine(str(write(tmp_path, raw)))
+    assert machine.non_effect("network.packet_granule", "cp2d") == "every cp2d packet is a whole number of granules"
+    assert machine.non_effect("network.packet_granule", "cp2d:anything") == machine.non_effect(
+        "network.packet_granule", "cp2d")  # options do not matter
+    assert machine.non_effect("network.packet_granule", "cp1d-spi") is None
+    assert machine.non_effect("network.link_bandwidth", "cp2d") is None
+
+
+@pytest.mark.parametrize("non_effects, message", [
+    ({"network.link_bandwith": {"cp2d": "x"}}, "non_effects.network.link_bandwith: is not a machine parameter; "
+                                               "did you mean network.link_bandwidth?"),
+    ({"network.link_bandwidth": {"cp3d": "x"}}, "non_effects.network.link_bandwidth.cp3d: unknown algorithm"),
+    ({"network.link_bandwidth": {"cp2d": ""}}, "must be a sentence saying why"),
+    ({"network.link_bandwidth": "cp2d"}, "must map each algorithm to the reason"),
+    (["network.link_bandwidth"], "non_effects: must be a mapping KEY: {ALGORITHM: reason}"),
+])
+def test_malformed_non_effects_are_refused_in_one_line_each(tmp_path, non_effects, message):
+    raw = bgq_raw()
+    raw["non_effects"] = non_effects
+    assert message in load_error(write(tmp_path, raw))

@@ -282,6 +282,38 @@ def _check_section(data, section: S.Section, prefix: str, values, sources, probl
             _check_shape_table(item, path, values, sources, problems)
         elif isinstance(spec, S.Curve):
             _check_curve(item, spec, path, values, sources, problems)
+        elif isinstance(spec, S.NonEffects):
+            _check_non_effects(item, path, values, problems)
+
+
+def _check_non_effects(item, path, values, problems) -> None:
+    """``KEY: {ALGORITHM: reason}``: every key a declared parameter, every
+    algorithm a known one, every reason a sentence."""
+    from ..algorithms import ALGORITHMS
+
+    if not isinstance(item, dict):
+        problems.add(path, "must be a mapping KEY: {ALGORITHM: reason}, e.g. "
+                           "network.link_bandwidth: {lin1d: \"its messages are priced by ...\"}")
+        return
+    declared = dict(S.walk())
+    kept = {}
+    for key, by_algorithm in item.items():
+        where = f"{path}.{key}"
+        if key not in declared:
+            close = difflib.get_close_matches(str(key), list(declared), n=1)
+            problems.add(where, "is not a machine parameter" + (f"; did you mean {close[0]}?" if close else ""))
+            continue
+        if not isinstance(by_algorithm, dict) or not by_algorithm:
+            problems.add(where, "must map each algorithm to the reason its time does not depend on this key")
+            continue
+        for algorithm, reason in by_algorithm.items():
+            if algorithm not in ALGORITHMS:
+                problems.add(f"{where}.{algorithm}",
+                             f"unknown algorithm; choose one of {', '.join(sorted(ALGORITHMS))}")
+            elif not isinstance(reason, str) or not reason.strip():
+                problems.add(f"{where}.{algorithm}", "must be a sentence saying why the time does not depend on it")
+        kept[key] = dict(by_algorithm)
+    values[path] = kept
 
 
 def _is_int_list(item) -> bool:
@@ -485,6 +517,7 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
         algorithm=v.get("algorithm"),
         calibration_key=v.get("calibration.key"),
         calibrated_on=v.get("calibrated_on"),
+        non_effects=v.get("non_effects", {}),
         graph=GraphDefaults(kind=v["graph.kind"], scale=v["graph.scale"], edgefactor=v.get("graph.edgefactor"),
                             arity=v.get("graph.arity")) if "graph.kind" in v else None,
         default_nodes=v["nodes.default"],
@@ -496,7 +529,8 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
         sources=sources,
         origin=origin,
         sections=sections,
-        values={path: value for path, value in v.items() if path in sources or not isinstance(value, bool)},
+        values={path: value for path, value in v.items()
+                if path != "non_effects" and (path in sources or not isinstance(value, bool))},
     )
 
 

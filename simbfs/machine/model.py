@@ -225,10 +225,19 @@ class Machine:
     calibration_key: str | None = None
     # set by `simbfs calibrate`: the measurement this file was calibrated on
     calibrated_on: str | None = None
+    # parameter key -> {algorithm: why that algorithm's time does not depend on it here}
+    non_effects: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def __post_init__(self):
         for name in ("sources", "sections", "values"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        object.__setattr__(self, "non_effects", MappingProxyType(
+            {key: MappingProxyType(dict(reasons)) for key, reasons in self.non_effects.items()}))
+
+    def non_effect(self, key: str, algorithm: str) -> str | None:
+        """Why ``algorithm``'s time (its base name: options do not matter)
+        does not depend on the parameter ``key`` on this machine, or None."""
+        return self.non_effects.get(key, {}).get(algorithm.partition(":")[0])
 
     def section(self, name: str):
         """The model of the registered section ``name`` (``cp1d``, ``spe``,

@@ -72,6 +72,15 @@ class ShapeTable:
 
 
 @dataclass(frozen=True)
+class NonEffects:
+    """What-if keys that do not change an algorithm's time on this machine,
+    and why: parameter key -> {algorithm: reason}."""
+
+    doc: str
+    optional: bool = True
+
+
+@dataclass(frozen=True)
 class Curve:
     """A sourced piecewise curve: list of points of (x kind, y kind)."""
 
@@ -106,6 +115,11 @@ SCHEMA = Section(
                 "reason": Text("Why it is the least certain (shown by `simbfs calibrate`)."),
             },
         ),
+        "non_effects": NonEffects(
+            "Parameters that, on this machine, do not change an algorithm's predicted time, each with the "
+            "reason: `KEY: {ALGORITHM: why}` (e.g. a bandwidth the algorithm's messages never reach). A run "
+            "whose --set changes one says why its time did not move; tests/test_network_what_if.py fails on "
+            "a network or collectives key that moves neither path unless it is listed here."),
         "calibrated_on": Text("Written by `simbfs calibrate`: the one measurement this file was calibrated on. "
                               "Every run on the file says so, in its report and its JSON.", optional=True),
         "graph": Section(
@@ -278,6 +292,8 @@ def _kind_text(spec) -> str:
         return "node count -> {shape, source}"
     if isinstance(spec, Curve):
         return f"curve of [{spec.x}, {spec.y}] points"
+    if isinstance(spec, NonEffects):
+        return "key -> {algorithm: reason}"
     return "text"
 
 
