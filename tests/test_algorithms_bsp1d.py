@@ -131,10 +131,10 @@ def test_faster_links_never_slow_a_communication_bound_run(graphs):
 def test_every_node_owns_a_balanced_share_of_vertices():
     # 32 vertices on 20 nodes: ceil(32/20) = 2-vertex blocks would leave 4
     # nodes empty; balanced blocks give every node 1 or 2.
-    from simbfs.algorithms.bsp1d.execute import _Run
+    from simbfs.algorithms.bsp1d.execute import BSP1DSearch
 
     graph = generate_graph(GraphSpec("kronecker", 5, seed=2))
-    run = _Run(ALGORITHMS["bsp1d-do"], Simulation(tiny_machine(), 20), graph, 0)
+    run = BSP1DSearch(ALGORITHMS["bsp1d-do"], Simulation(tiny_machine(), 20), graph, 0)
     assert run.local_vertices.sum() == 32
     assert set(run.local_vertices.tolist()) == {1, 2}
     owners = run.owner(np.arange(32))
@@ -146,19 +146,37 @@ def test_first_frontier_neighbour_is_the_same_on_any_number_of_host_threads(monk
     """The bottom-up probe cuts its vertices into runs on the host's
     threads and joins their answers in order; each answer checked against
     a plain scan of the list."""
-    from simbfs.algorithms.bsp1d import execute
+    from simbfs.algorithms.bsp1d import work
     graph = generate_graph(GraphSpec("kronecker", 17, seed=3))
     rng = np.random.default_rng(3)
     in_frontier = rng.random(graph.num_vertices) < 0.05
     vertices = np.flatnonzero(rng.random(graph.num_vertices) < 0.7)
     assert len(vertices) >= 1 << 16  # enough to be cut into runs
-    monkeypatch.setattr(execute, "worker_threads", lambda: 1)
-    one = execute.first_frontier_neighbour(graph, vertices, in_frontier)
-    monkeypatch.setattr(execute, "worker_threads", lambda: threads)
-    many = execute.first_frontier_neighbour(graph, vertices, in_frontier)
+    monkeypatch.setattr(work, "worker_threads", lambda: 1)
+    one = work.first_frontier_neighbour(graph, vertices, in_frontier)
+    monkeypatch.setattr(work, "worker_threads", lambda: threads)
+    many = work.first_frontier_neighbour(graph, vertices, in_frontier)
     assert all(np.array_equal(a, b) for a, b in zip(one, many))
     for i in rng.choice(len(vertices), 200, replace=False):
         row = graph.indices[graph.indptr[vertices[i]]:graph.indptr[vertices[i] + 1]]
         hits = np.flatnonzero(in_frontier[row])
         expected = (int(row[hits[0]]), int(hits[0]) + 1) if len(hits) else (-1, len(row))
         assert (int(many[0][i]), int(many[1][i])) == expected
+
+
+def test_price_level_of_hand_counted_nodes():
+    """Two nodes' counts priced at once (tiny machine: 1 GHz, one core):
+    top-down, node 0 scans 2 edges (10 cycles each) and packs 1 (3) before
+    the exchange, checks 1 (7) and claims 1 (20) after it; bottom-up, node 1
+    probes 4 entries (5 each) and claims 2 (20 each), all before it."""
+    from simbfs.algorithms.bsp1d.pricing import price_level
+
+    node = tiny_machine().node
+    top = price_level(node, "top-down", scanned=np.array([2.0, 0.0]), packed=np.array([1.0, 0.0]),
+                      received=np.array([1.0, 0.0]), claimed=np.array([1.0, 0.0]))
+    assert top.before_s.tolist() == pytest.approx([23e-9, 0.0])
+    assert top.after_s.tolist() == pytest.approx([27e-9, 0.0])
+    assert top.busy_s.tolist() == pytest.approx([50e-9, 0.0])
+    bottom = price_level(node, "bottom-up", probes=np.array([0.0, 4.0]), claimed=np.array([0.0, 2.0]))
+    assert bottom.busy_s.tolist() == pytest.approx([0.0, 60e-9])
+    assert bottom.after_s.tolist() == [0.0, 0.0]

@@ -1,10 +1,10 @@
 """The level-synchronous 1D BFS that runs on every machine (``bsp1d-do``,
 ``bsp1d-topdown``).
 
-execute.py: the level work, its pricing (pure functions of counts) and the
-executed run; project.py: the projection, which prices its profile with the
-same functions. The projection is attached here because project.py builds on
-execute.py.
+work.py: a level's work counted per node on the real graph; pricing.py:
+what it costs, as pure functions of counts (``price_level``); execute.py:
+the algorithm and the executed run; project.py: the projection, which
+prices its profile with the same ``price_level``.
 """
 
 from ..base import Projection

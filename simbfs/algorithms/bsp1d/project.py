@@ -9,8 +9,9 @@ says why each is reasonable and where it is not):
    switch as ``bsp1d-do``) runs on a Graph500 graph at the *profile scale*,
    from the run's search keys. For every root and level it records, per
    vertex, the work the level's algorithm would charge that vertex's owner
-   (cycles before and after the exchange, edges sent and received), and
-   keeps their sum, sum of squares and maximum.
+   (its seconds before and after the exchange, priced by the executed
+   run's ``price_level`` on the vertex's own counts; edges sent and
+   received), and keeps their sum, sum of squares and maximum.
 
 2. **Scale.** A level's share of the graph's edges is taken from the
    profile (the level structure of Kronecker graphs drifts slowly with
@@ -66,7 +67,8 @@ from ...machine.model import Machine
 from ...projection import (Growth, Moments, NodeLoad, busiest_link_seconds, busiest_node_overhead_s, extreme_z,
                            longest_route_hops, node_load, poisson_ceil_mean)
 from ...records import LevelRecord
-from .execute import bottom_up_cycles, first_frontier_neighbour, top_down_receive_cycles, top_down_send_cycles
+from .pricing import price_level
+from .work import first_frontier_neighbour
 
 # The level-synchronous profile is taken on the target's node count.
 PROFILE_VERTEX_PER_NODE = True
@@ -78,9 +80,9 @@ class LevelProfile:
     direction: str
     frontier_fraction: float  # of the vertices
     edges_examined_fraction: float  # of the CSR entries
-    before_edge_share: float  # share of `before` cycles proportional to degree (the rest is per vertex)
+    before_edge_share: float  # share of `before` seconds proportional to degree (the rest is per vertex)
     after_edge_share: float
-    before: Moments  # cycles a vertex's owner spends before the exchange
+    before: Moments  # seconds a vertex's owner spends before the exchange
     after: Moments  # ... after it
     sent: Moments  # edges a vertex's owner sends (to other nodes)
     received: Moments  # edges a vertex's owner receives
@@ -103,7 +105,7 @@ def profile_roots(graph: Graph, roots, machine: Machine, nodes: int, algorithm) 
 
 
 def _profile_root(graph: Graph, root: int, machine: Machine, nodes: int, algorithm) -> RootProfile:
-    costs = machine.node.compute
+    node = machine.node
     remote_share = (nodes - 1) / nodes
     degree = graph.degree.astype(np.float64)
     n = graph.num_vertices
@@ -112,6 +114,11 @@ def _profile_root(graph: Graph, root: int, machine: Machine, nodes: int, algorit
                            direction_optimising=algorithm.direction_optimising)
     level_of = result.level
     levels = []
+    # Each vertex's counts are priced with the executed run's price_level
+    # here, rather than the mean and busiest node's counts at the end: a
+    # node's price is a weighted sum of its counts, and the busiest node
+    # (step 3) is the extreme of that sum, which the extremes of the counts
+    # taken one by one would overstate.
     for stats in result.levels:
         frontier = np.flatnonzero(level_of == stats.level)
         if stats.direction == TOP_DOWN:
@@ -121,17 +128,17 @@ def _profile_root(graph: Graph, root: int, machine: Machine, nodes: int, algorit
             incoming = np.bincount(graph.indices[slots], minlength=n).astype(np.float64)
             claimed = (level_of == stats.level + 1).astype(np.float64)
             sent, received = scanned * remote_share, incoming * remote_share
-            before = top_down_send_cycles(costs, scanned, sent)
-            edge_after = top_down_receive_cycles(costs, incoming, 0.0)
-            after = top_down_receive_cycles(costs, incoming, claimed)
+            price = price_level(node, TOP_DOWN, scanned=scanned, packed=sent, received=incoming, claimed=claimed)
+            edge_after = price_level(node, TOP_DOWN, received=incoming).after_s
+            before, after = price.before_s, price.after_s
             before_share, after_share = 1.0, _share(edge_after, after)
         else:
             unvisited = (level_of < 0) | (level_of > stats.level)
             probes = np.zeros(n)
             probes[unvisited] = _probes(graph, np.flatnonzero(unvisited), level_of == stats.level)
             claimed = (level_of == stats.level + 1).astype(np.float64)
-            edge_before = bottom_up_cycles(costs, probes, 0.0)
-            before = bottom_up_cycles(costs, probes, claimed)
+            edge_before = price_level(node, BOTTOM_UP, probes=probes).before_s
+            before = price_level(node, BOTTOM_UP, probes=probes, claimed=claimed).before_s
             after = sent = received = np.zeros(0)
             before_share, after_share = _share(edge_before, before), 1.0
         levels.append(LevelProfile(
@@ -233,7 +240,6 @@ def project_root(profile: RootProfile, machine: Machine, topology: Topology, pro
     """Projected (edges, BFS time, level records) of one root at the target."""
     nodes = topology.nodes
     n_profile, n_target = 2**profile_scale, 2**target_scale
-    seconds = machine.node.seconds
     growth = Growth.between(profile_scale, target_scale, edgefactor)
     records = []
     total = 0.0
@@ -278,10 +284,11 @@ def project_root(profile: RootProfile, machine: Machine, topology: Topology, pro
         else:
             exchange = exchange_estimate(machine, topology, sent, received, sent.mean * nodes, frontier)
             comm += exchange.time_s
-        before_s, after_s = float(seconds(before.busiest)), float(seconds(after.busiest))
-        before_mean, after_mean = float(seconds(before.mean)), float(seconds(after.mean))
+        before_s, after_s = before.busiest, after.busiest
+        before_mean, after_mean = before.mean, after.mean
         # The executed timeline: the busiest node before the exchange, the
-        # exchange, the busiest node after it, the collectives.
+        # exchange, the busiest node after it, the collectives. (Executed,
+        # simpy composes it from every node's price; nothing to share.)
         time_s = before_s + after_s + comm
         total += time_s
         records.append(LevelRecord(

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cp1d import work as cp1d
-from ..bsp1d.execute import gather_adjacency
+from ..bsp1d.work import gather_adjacency
 from .execute import FRONTIER_ID_BYTES, WORD_BYTES, grid_shape, phase_seconds, residents, scan_operations
 from ..cp1d.pricing import Residents
 from ...bfs import bfs_reference

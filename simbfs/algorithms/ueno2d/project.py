@@ -49,7 +49,7 @@ from ...machine.model import Machine
 from ...projection import Growth, busiest_link_seconds
 from ...projection.virtual import Spread, virtual_nodes
 from ...records import LevelRecord
-from ..bsp1d.execute import gather_adjacency
+from ..bsp1d.work import gather_adjacency
 from . import pricing, vlq
 from . import work as ueno
 from .pricing import Counts, Shape
