@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from simbfs.bfs.compiled import PACKAGE_ROOT, source_fingerprint
+from simbfs.bfs.compiled import PACKAGE_ROOT, cache_stamp, source_fingerprint
 
 
 def test_the_fingerprint_changes_with_any_source_file(tmp_path: Path):
@@ -20,6 +20,4 @@ def test_a_kernel_cache_is_stamped_with_the_package_fingerprint():
     code, so an edit to a formula compiled into a loop from another file
     (cp1d's claim_delay_s, say) makes the loop compile again."""
     from simbfs.algorithms.cp1d import kernels
-    locator = kernels.bottom_up_walk._cache._impl.locator
-    stamp = locator.get_source_stamp()
-    assert stamp[1] == source_fingerprint(PACKAGE_ROOT)
+    assert cache_stamp(kernels.bottom_up_walk)[1] == source_fingerprint(PACKAGE_ROOT)

@@ -147,11 +147,11 @@ def test_dense_traffic_is_priced_by_rows_and_columns_as_pair_by_pair(given_packe
     rng = np.random.default_rng(3)
     payload = np.floor(rng.random((16, 16)) * 3000) * (rng.random((16, 16)) < 0.8)
     packets = np.ceil(payload / 1000) + (payload > 0) if given_packets else None
-    dense = net._dense_traffic_loads(payload, packets)
-    pairs = net._pair_traffic_loads(payload.reshape(-1), packets)
+    dense = net.dense_traffic_loads(payload, packets)
+    pairs = net.pair_traffic_loads(payload.reshape(-1), packets)
     for name, value in vars(pairs).items():
         assert np.array_equal(getattr(dense, name), value), name
-    assert net._dense_traffic_loads(payload + 0.5, packets) is None
+    assert net.dense_traffic_loads(payload + 0.5, packets) is None
 
 
 def test_an_empty_exchange_is_free():

@@ -56,6 +56,13 @@ _caching.CacheImpl._locator_classes = [
                     for locator in _caching.CacheImpl._locator_classes)]
 
 
+def cache_stamp(kernel):
+    """The stamp numba keeps beside ``kernel``'s cached machine code: for a
+    simbfs kernel, (its file's stamp, the package fingerprint). numba has
+    no public name for it: this is the one place that reaches in."""
+    return kernel._cache._impl.locator.get_source_stamp()
+
+
 def compiled(**options):
     """numba's njit, its machine code cached beside the source (or in
     ~/.cache, or NUMBA_CACHE_DIR) so that only the first run after an

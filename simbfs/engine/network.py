@@ -169,13 +169,14 @@ class Network:
         n = self.topology.nodes
         payload = np.asarray(payload_bytes, dtype=np.float64).reshape(-1)
         if 4 * np.count_nonzero(payload) >= n * n:  # most pairs talk: whole rows and columns
-            loads = self._dense_traffic_loads(payload.reshape(n, n), packets)
+            loads = self.dense_traffic_loads(payload.reshape(n, n), packets)
             if loads is not None:
                 return loads
-        return self._pair_traffic_loads(payload, packets)
+        return self.pair_traffic_loads(payload, packets)
 
-    def _pair_traffic_loads(self, payload: np.ndarray, packets: np.ndarray | None) -> "TrafficLoads":
-        """_traffic_loads of the flat N x N ``payload``, pair by pair."""
+    def pair_traffic_loads(self, payload: np.ndarray, packets: np.ndarray | None) -> "TrafficLoads":
+        """traffic_loads (one process per host) of the flat N x N ``payload``,
+        pair by pair: one of the two ways traffic_loads prices a matrix."""
         model = self.model
         n = self.topology.nodes
         # Work on the pairs that talk: small levels touch few of the N^2.
@@ -210,10 +211,10 @@ class Network:
             wire_bytes=float(wire.sum()),
         )
 
-    def _dense_traffic_loads(self, payload: np.ndarray, packets: np.ndarray | None) -> "TrafficLoads | None":
-        """_traffic_loads of an N x N matrix in which most pairs talk, by
-        whole-matrix sums over rows and columns instead of gathering the
-        pairs (five times faster at 1,024 nodes). Those sums are numpy's
+    def dense_traffic_loads(self, payload: np.ndarray, packets: np.ndarray | None) -> "TrafficLoads | None":
+        """traffic_loads (one process per host) of an N x N matrix in which
+        most pairs talk, by whole-matrix sums over rows and columns instead
+        of gathering the pairs (five times faster at 1,024 nodes). Those sums are numpy's
         order, not the pairs' order, so this is used only when every sum is
         exact in any order (whole numbers of bytes and packets), and gives
         the same loads; else (or if only the diagonal talks) None. The
