@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from simbfs.algorithms import ALGORITHMS
-from simbfs.algorithms.cp2d import execute as cp2d
+from simbfs.algorithms.cp2d import pricing as cp2d_pricing
+from simbfs.algorithms.cp2d import work as cp2d
 from simbfs.bfs import validate_bfs_tree
 from simbfs.cli import main
 from simbfs.engine import Simulation
@@ -115,7 +116,7 @@ def test_bitmap_working_set_beyond_the_cache_raises_the_access_cost():
     assert thrashing["bitmap_test"] == pytest.approx(4 + 0.25 * 82 + 0.75 * 400)
     assert thrashing["edge_entry"] == fits["edge_entry"] == 4 * 3  # streamed, no latency
     # The node's bitmaps: In over n/C vertices, Out and Vis over n/R.
-    assert cp2d.bitmap_working_set_bytes(2**32, 64, 64) == (2**26 + 2 * 2**26) / 8
+    assert cp2d_pricing.bitmap_working_set_bytes(2**32, 64, 64) == (2**26 + 2 * 2**26) / 8
 
 
 def test_a_smaller_cache_slows_the_scan(graph):
@@ -229,8 +230,8 @@ def test_a_search_is_the_same_on_any_number_of_host_threads(graph, monkeypatch, 
     root = int(search_keys(graph, 1, seed=5)[0])
 
     runs = []
-    column_runs = cp2d._Run.column_runs
-    monkeypatch.setattr(cp2d._Run, "column_runs", lambda self, f: runs.append(column_runs(self, f)) or runs[-1])
+    column_runs = cp2d.Scanner.column_runs
+    monkeypatch.setattr(cp2d.Scanner, "column_runs", lambda self, f: runs.append(column_runs(self, f)) or runs[-1])
 
     def search(workers):
         monkeypatch.setattr(cp2d, "worker_threads", lambda: workers)
@@ -239,3 +240,24 @@ def test_a_search_is_the_same_on_any_number_of_host_threads(graph, monkeypatch, 
     assert max(len(r) for r in runs) == threads
     assert np.array_equal(one.parent, many.parent)
     assert one.time_s == many.time_s and one.levels == many.levels
+
+
+def test_price_level_prices_every_node_as_it_prices_one():
+    """The executed run prices all nodes' counts at once, the projection
+    one node's: the same numbers, node by node."""
+    machine = bgq(16)
+    residents = cp2d_pricing.residents(machine, 2**20, 4, 4, 2**16)
+    arrays = cp2d.Counts(frontier_ids=np.array([3.0, 0.0]), unpacked_ids=np.array([12.0, 0.0]),
+                         index_words=np.array([0.0, 64.0]), frontier_headers=np.array([12.0, 40.0]),
+                         entries=np.array([500.0, 2000.0]), pairs_packed=np.array([300.0, 900.0]),
+                         pairs_received=np.array([280.0, 1000.0]), claimed=np.array([90.0, 400.0]))
+    every = cp2d_pricing.price_level(machine, residents, 64, arrays)
+    for i in range(2):
+        one = cp2d_pricing.price_level(machine, residents, 64, cp2d.Counts(
+            **{field: float(getattr(arrays, field)[i]) for field in arrays.__dataclass_fields__}))
+        assert float(one.busy_s) == float(every.busy_s[i]) > 0
+        assert (float(one.scan_s), float(one.receive_s)) == (float(every.scan_s[i]), float(every.receive_s[i]))
+    # the largest term names the level: the busiest node's compute, or an exchange's own bottleneck
+    busiest = float(every.busy_s.max())
+    assert every.bottleneck((busiest / 2, "link"), (busiest / 3, "injection")) == "compute"
+    assert every.bottleneck((busiest / 2, "link"), (busiest * 3, "injection")) == "injection"

@@ -1,8 +1,10 @@
 """Checconi & Petrini's previous-generation 2D BFS (seed 000, ``cp2d``).
 
-execute.py: the level work, its pricing and the executed run; project.py: the
-projection, priced with the same functions (attached here because it builds
-on execute.py).
+work.py: the grid and a level's operations counted per node on the real
+graph (kernels.py: its compiled scan); pricing.py: what they cost, as pure
+functions of counts (``price_level``); execute.py: the algorithm and the
+executed run; project.py: the projection, priced with the same
+``price_level``.
 """
 
 from ..base import Projection

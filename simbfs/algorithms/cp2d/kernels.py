@@ -7,7 +7,7 @@ per (target, grid column)" a table over n x C keys: 5-8x scipy's whole
 BFS per root. This loop reads the CSR arrays once and keeps no
 per-entry array.
 
-It computes exactly what ``execute._Run.level_work`` states, with the
+It computes exactly what ``work.Scanner.top_down`` states, with the
 same counts (the regression documents are byte-identical):
 
 * the frontier is read in ascending order, so the first time node

@@ -1,7 +1,7 @@
 """Projection of the previous-generation 2D BFS (cp2d) to runs too large to
 execute (mode "projected").
 
-The executed cp2d (simbfs/algorithms/cp2d.py) prices a level as
+The executed cp2d (execute.py) prices a level as
 
     busiest pack + expand exchange + busiest scan + fold exchange
     + busiest receive + allreduce
@@ -60,8 +60,9 @@ import numpy as np
 
 from ..cp1d import work as cp1d
 from ..bsp1d.work import gather_adjacency
-from .execute import FRONTIER_ID_BYTES, WORD_BYTES, grid_shape, phase_seconds, residents, scan_operations
 from ..cp1d.pricing import Residents
+from .pricing import pairs_per_packet, price_level, residents
+from .work import FRONTIER_ID_BYTES, WORD_BYTES, Counts, grid_shape
 from ...bfs import bfs_reference
 from ...bfs.direction import TOP_DOWN
 from ...bfs.parallel import map_in_order
@@ -218,11 +219,7 @@ class Target:
                    residents=residents(machine, vertices, rows, cols, math.ceil(vertices / nodes)),
                    patterns=GridPatterns.of(topology, rows),
                    closing_s=allreduce_time(machine.collectives, nodes, 8),
-                   pairs_per_packet=math.floor(machine.network.packet_payload_bytes / cp.uncompressed_entry_bytes))
-
-    def phase_seconds(self, ops: dict) -> float:
-        """One node's phase: cp2d.phase_seconds, as executed."""
-        return float(phase_seconds(self.machine, self.residents, self.threads, ops))
+                   pairs_per_packet=pairs_per_packet(machine))
 
 
 def exchange(target: Target, pattern: Pattern, cell_payload: float, cell_packets: float,
@@ -319,19 +316,21 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth,
                           ((R - 1) * cell_busiest, (R - 1) * packets_busiest), ((R - 1) * cell, (R - 1) * packets))
         column_frontier = NodeLoad(frontier / C, poisson_busiest(frontier / C, C))
 
-        def scan_ops(column_f: float, entries: float, packed: float) -> dict:
-            if as_list:  # the column's frontier ids, each unpacked
-                return scan_operations(column_f, 0.0, column_f, entries, packed)
-            return scan_operations(0.0, R * math.ceil(block_bitmap / WORD_BYTES), column_f, entries, packed)
+        def counts(own_f: float, column_f: float, entries: float, packed: float, received: float,
+                   claims: float) -> Counts:
+            """One node's counts, as the executed scan counts them."""
+            return Counts(frontier_ids=own_f if as_list else 0.0,
+                          unpacked_ids=column_f if as_list else 0.0,  # the column's frontier ids, each unpacked
+                          index_words=0.0 if as_list else R * math.ceil(block_bitmap / WORD_BYTES),
+                          frontier_headers=column_f, entries=entries, pairs_packed=packed,
+                          pairs_received=received, claimed=claims)
 
-        pack = ({"pack": f_mean if as_list else 0.0}, {"pack": f_busiest if as_list else 0.0})
         holder = remote / N
         # the busiest holder: the busiest column's entries, deduplicated
         sender = max(poisson_busiest(holder, N), column_edges.busiest / R * remote / edges if edges else 0.0)
-        scan = (scan_ops(column_frontier.mean, column_edges.mean / R, holder),
-                scan_ops(column_frontier.busiest, column_edges.busiest / R, sender))
-        receive = ({"unpack": owner_pairs.mean, "claim": claimed / N},
-                   {"unpack": owner_pairs.busiest, "claim": poisson_busiest(claimed / N, N)})
+        typical = counts(f_mean, column_frontier.mean, column_edges.mean / R, holder, owner_pairs.mean, claimed / N)
+        busiest_node = counts(f_busiest, column_frontier.busiest, column_edges.busiest / R, sender,
+                              owner_pairs.busiest, poisson_busiest(claimed / N, N))
 
         # 3. fold: the remote pairs to their owners along the grid row
         cell_pairs = holder / (C - 1) if C > 1 else 0.0
@@ -342,24 +341,24 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth,
                         (sender * entry, (C - 1) * poisson_ceil_mean(sender / max(C - 1, 1), per_packet)),
                         (receiver * entry, (C - 1) * poisson_ceil_mean(receiver / max(C - 1, 1), per_packet)))
 
-        means = [target.phase_seconds(ops) for ops, _ in (pack, scan, receive)]
-        busiest = [target.phase_seconds(ops) for _, ops in (pack, scan, receive)]
+        # The level as executed: each phase of the busiest node, then the
+        # exchange it ends in; the same price_level as the executed run.
+        mean = price_level(machine, target.residents, target.threads, typical)
+        busiest = price_level(machine, target.residents, target.threads, busiest_node)
+        mean_s, busiest_s = float(mean.busy_s), float(busiest.busy_s)
         communication = expand.time_s + fold.time_s + closing_s
-        time_s = sum(busiest) + communication
+        time_s = busiest_s + communication
         total += time_s
-        terms = {"compute": (sum(busiest), "compute"), "expand": (expand.time_s, expand.bottleneck),
-                 "fold": (fold.time_s, fold.bottleneck)}
-        largest = max(terms.values(), key=lambda t: t[0])
         records.append(LevelRecord(
             root=root, level=number, direction=TOP_DOWN,
             frontier_vertices=int(round(frontier)), edges_examined=int(round(edges)),
             messages=int(round(expand.packets + fold.packets)),
             bytes=float(round(expand.payload_bytes + fold.payload_bytes)),
-            time_s=time_s, compute_s=sum(means), communication_s=communication,
-            synchronisation_s=sum(busiest) - sum(means), compute_max_s=sum(busiest),
-            bottleneck=largest[1] if largest[0] > 0 else "none",
+            time_s=time_s, compute_s=mean_s, communication_s=communication,
+            synchronisation_s=busiest_s - mean_s, compute_max_s=busiest_s,
+            bottleneck=busiest.bottleneck((expand.time_s, expand.bottleneck), (fold.time_s, fold.bottleneck)),
             collective_bytes=float(8 * max(N - 1, 0)), edges_sent=int(round(remote)),
-            scan_s=means[1], receive_s=means[2]))
+            scan_s=float(mean.scan_s), receive_s=float(mean.receive_s)))
     edges = graph.input_edges_in_component(reached) / graph.num_input_edges * edgefactor * target.vertices
     return edges, total, records
 
