@@ -11,8 +11,9 @@ exchange starts when the last one does). A projection prices the same
 terms for the target (N = R x C nodes, scale S) without its graph, in
 four steps (docs/background/projection.md, "cp2d"):
 
-1. **Profile on real data.** A top-down BFS (cp2d has no bottom-up) runs on
-   the Graph500 graph at the profile scale s. Per level it records the
+1. **Profile on real data.** A top-down BFS (cp2d has no bottom-up) walks
+   the Graph500 graph at the profile scale s (``walk_root``), pricing each
+   level as it goes (steps 2-4). Per level it records the
    frontier, the frontier's degrees and, per target vertex v, k_v: how many
    of its neighbours are in the frontier, and A_v: how many were in earlier
    frontiers.
@@ -39,9 +40,10 @@ four steps (docs/background/projection.md, "cp2d"):
    simbfs/projection.py (a Gaussian extreme over the nodes, or the node
    holding the heaviest vertex): the busiest column's frontier degrees
    (split over its R rows) for the scan, the busiest owner's pairs for the
-   receive, Poisson extremes for frontier and claim counts. Operations are
-   priced with cp1d's per-operation cycles and memory time at the target's
-   bitmap and parent sizes (the L2 thrashing of IV-D). The expand and fold
+   receive, Poisson extremes for frontier and claim counts. The typical
+   and the busiest node's counts are priced by the executed run's
+   ``price_level`` (cp1d's per-operation cycles and memory time) at the
+   target's bitmap and parent sizes (the L2 thrashing of IV-D). The expand and fold
    exchanges are priced like Network.exchange_cost, with the torus loads of
    their traffic patterns (column peers, row peers) computed once by the
    engine's own routing on the target's N x N pattern.
@@ -62,8 +64,8 @@ from ..cp1d import work as cp1d
 from ..bsp1d.work import gather_adjacency
 from ..cp1d.pricing import Residents
 from .pricing import pairs_per_packet, price_level, residents
+from ..search import LevelStep, Walk, walk_root
 from .work import FRONTIER_ID_BYTES, WORD_BYTES, Counts, grid_shape
-from ...bfs import bfs_reference
 from ...bfs.direction import TOP_DOWN
 from ...bfs.parallel import map_in_order
 from ...engine.costs import (NO_EXCHANGE, ExchangeCost, allreduce_time, exchange_cost, link_seconds, port_seconds,
@@ -152,29 +154,25 @@ class LevelProfile:
     claimed: int  # vertices of the next level
 
 
-def profile_root(graph: Graph, root: int, cols: int) -> tuple[list[LevelProfile], np.ndarray]:
-    """Step 1: the levels of a top-down BFS from ``root``, and its visited mask."""
-    result = bfs_reference(graph, root, direction_optimising=False)
-    n = graph.num_vertices
-    degree = graph.degree.astype(np.float64)
-    seen = np.zeros(n, dtype=np.int64)  # A_v so far
-    levels = []
-    for stats in result.levels:
-        frontier = np.flatnonzero(result.level == stats.level)
-        _, targets = gather_adjacency(graph, frontier)
-        counts = np.bincount(targets, minlength=n)
-        hit = np.flatnonzero(counts)
-        current, earlier = counts[hit].astype(np.float64), seen[hit].astype(np.float64)
-        pairs = float(new_columns(current, earlier, cols).sum())
-        in_frontier = np.zeros(n)
-        in_frontier[frontier] = degree[frontier]
-        levels.append(LevelProfile(
-            frontier=frontier, edges=int(len(targets)), frontier_degree=Moments.of(in_frontier, degree),
-            pairs_per_edge=pairs / len(targets) if len(targets) else 0.0,
-            targets=hit, current=current, earlier=earlier,
-            claimed=int(np.count_nonzero(result.level == stats.level + 1))))
-        seen += counts
-    return levels, result.parent >= 0
+def profile_level(graph: Graph, degree: np.ndarray, step: LevelStep, seen: np.ndarray,
+                  cols: int) -> tuple[LevelProfile, np.ndarray]:
+    """Step 1 for one top-down level of the walk: its profile and its
+    claims (the unvisited vertices with a frontier neighbour). ``seen``
+    holds every vertex's neighbours in earlier frontiers (A_v) and gets
+    this level's."""
+    frontier = step.frontier
+    _, targets = gather_adjacency(graph, frontier)
+    counts = np.bincount(targets, minlength=graph.num_vertices)
+    hit = np.flatnonzero(counts)
+    new = hit[~step.visited[hit]]
+    current, earlier = counts[hit].astype(np.float64), seen[hit].astype(np.float64)
+    pairs = float(new_columns(current, earlier, cols).sum())
+    in_frontier = np.zeros(graph.num_vertices)
+    in_frontier[frontier] = degree[frontier]
+    seen += counts
+    return LevelProfile(frontier=frontier, edges=int(len(targets)), frontier_degree=Moments.of(in_frontier, degree),
+                        pairs_per_edge=pairs / len(targets) if len(targets) else 0.0,
+                        targets=hit, current=current, earlier=earlier, claimed=len(new)), new
 
 
 def new_columns(current: np.ndarray, earlier: np.ndarray, cols: int) -> np.ndarray:
@@ -249,9 +247,8 @@ def exchange(target: Target, pattern: Pattern, cell_payload: float, cell_packets
                          wire_bytes=target.nodes * mean_wire)
 
 
-def project_root(target: Target, graph: Graph, root: int, growth: Growth,
-                 edgefactor: int) -> tuple[float, float, list[LevelRecord]]:
-    """Projected (edges, BFS time, level records) of one root at the target."""
+def project_root(target: Target, graph: Graph, root: int, growth: Growth) -> Walk:
+    """The projected walk of one root: its level records at the target."""
     machine, N, R, C = target.machine, target.nodes, target.rows, target.cols
     cp = machine.section("cp1d")
     n_profile = graph.num_vertices
@@ -261,17 +258,18 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth,
     reached_scale = vertex_scale * growth.vertices
     degree = graph.degree.astype(np.float64)
     closing_s, per_packet = target.closing_s, target.pairs_per_packet
-    levels, reached = profile_root(graph, root, C)
+    seen = np.zeros(n_profile, dtype=np.int64)  # A_v so far
     # values already grown per reached vertex: over all vertices, their mean
     # and second moment shrink with the share of reached vertices
     reached_only = Growth(second=growth.vertices, mean=1.0, largest=1.0,
                           profile_mean_degree=growth.profile_mean_degree,
                           profile_max_degree=growth.profile_max_degree)
-    records, total = [], 0.0
-    seed, multiplier = True, 1.0  # a seed level's frontier: profile vertices x multiplier
-    for number, lv in enumerate(levels):
-        seed = seed and len(lv.frontier) <= math.sqrt(n_profile)
-        if seed:
+    multiplier = 1.0  # a seed level's frontier: profile vertices x multiplier
+
+    def price(step: LevelStep):
+        nonlocal multiplier
+        lv, new = profile_level(graph, degree, step, seen, C)
+        if step.seed:
             frontier = len(lv.frontier) * multiplier
             edges = multiplier * float(grown_degrees(growth, degree[lv.frontier]).sum())
             pairs = lv.pairs_per_edge * edges
@@ -348,9 +346,8 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth,
         mean_s, busiest_s = float(mean.busy_s), float(busiest.busy_s)
         communication = expand.time_s + fold.time_s + closing_s
         time_s = busiest_s + communication
-        total += time_s
-        records.append(LevelRecord(
-            root=root, level=number, direction=TOP_DOWN,
+        record = LevelRecord(
+            root=root, level=step.level, direction=TOP_DOWN,
             frontier_vertices=int(round(frontier)), edges_examined=int(round(edges)),
             messages=int(round(expand.packets + fold.packets)),
             bytes=float(round(expand.payload_bytes + fold.payload_bytes)),
@@ -358,9 +355,10 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth,
             synchronisation_s=busiest_s - mean_s, compute_max_s=busiest_s,
             bottleneck=busiest.bottleneck((expand.time_s, expand.bottleneck), (fold.time_s, fold.bottleneck)),
             collective_bytes=float(8 * max(N - 1, 0)), edges_sent=int(round(remote)),
-            scan_s=float(mean.scan_s), receive_s=float(mean.receive_s)))
-    edges = graph.input_edges_in_component(reached) / graph.num_input_edges * edgefactor * target.vertices
-    return edges, total, records
+            scan_s=float(mean.scan_s), receive_s=float(mean.receive_s))
+        return new, record, None
+
+    return walk_root(graph, root, price)
 
 
 def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm, profile_scale: int,
@@ -371,9 +369,9 @@ def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm,
     progress(f"{len(keys)} roots, {target.rows} x {target.cols} grid")
 
     def one(root):
-        edges, time_s, records = project_root(target, graph, int(root), growth, edgefactor)
+        walk = project_root(target, graph, int(root), growth)
         progress(root_done(root))
-        return int(root), edges, time_s, records
+        return int(root), walk.target_edges(graph, edgefactor, target.vertices), walk.time_s, walk.records
 
     # Roots on a thread pool (numpy releases the GIL in the gathers that
     # dominate); results come back in root order.
