@@ -193,7 +193,7 @@ def test_plan_rounds_equal_their_edge_by_edge_definition(graph, spes):
     edge by edge: the chunks in bitmap order (round, sender, queue order),
     every target claimed by the first edge that reaches it, and every
     count summed list by list."""
-    from simbfs.algorithms.cell.execute import build_layout
+    from simbfs.algorithms.cell.work import build_layout
     from simbfs.algorithms.cell.kernels import plan_rounds
     layout = build_layout(graph, spes, CELL.section("spe"))
     n = graph.num_vertices
@@ -275,3 +275,26 @@ def test_a_layout_is_never_handed_to_another_graph():
     big = generate_graph(GraphSpec("uniform", 12, arity=4, seed=1, directed=True))
     assert layouts.layout(small, CELL, 8).block == -(-small.num_vertices // 8)
     assert layouts.layout(big, CELL, 8).block == -(-big.num_vertices // 8)
+
+
+def test_price_level_of_hand_counted_rounds():
+    """One round on two SPEs, at cell_be's cycles and 3.2 GHz: SPE 0
+    gathers 3 lists (10 each + 20 to issue), dispatches 100 edges in 4
+    portions (0.177 and 198.3 each) and tests 50 received edges in 2
+    portions (25.47 and 172.3 each); SPE 1 does nothing but issue its
+    empty DMA list. Every DMA issue costs 20 cycles."""
+    from types import SimpleNamespace
+
+    from simbfs.algorithms.cell.pricing import price_level
+
+    def pair(a, b):
+        return np.array([[a, b]], dtype=np.float64)
+
+    plan = SimpleNamespace(lists=pair(3, 0), edges_out=pair(100, 0), portions_out=pair(4, 0),
+                           quadwords_out=pair(30, 0), edges_in=pair(50, 0), portions_in=pair(2, 0),
+                           quadwords_in=pair(15, 0))
+    price = price_level(CELL.section("spe"), 3.2e9, plan)
+    assert price.gather_issue_s[0] == pytest.approx([50 / 3.2e9, 20 / 3.2e9])
+    assert price.dispatch_s[0] == pytest.approx([(100 * 0.177 + 4 * 198.3) / 3.2e9, 0.0])
+    assert price.bitmap_s[0] == pytest.approx([(50 * 25.47 + 2 * 172.3) / 3.2e9, 0.0])
+    assert price.fetch_issue_s == price.commit_issue_s == price.alltoall_issue_s == pytest.approx(20 / 3.2e9)

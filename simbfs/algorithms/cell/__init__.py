@@ -1,7 +1,9 @@
 """Villa et al.'s SPE BFS on the Cell BE (seed 001): ``cell-bsp`` and
-``cell-overlap``. execute.py holds the level plan, its DMA and local-store
-pricing and the executed run; it has no projection. machine_section.py
-registers the machine file's ``spe:`` section.
+``cell-overlap``. work.py: the graph as stored for the SPEs and a level's
+plan, counted per round and SPE; pricing.py: each step's SPU time
+(``price_level``); execute.py: the local-store check and the executed run.
+It has no projection. machine_section.py registers the machine file's
+``spe:`` section.
 """
 
 from . import machine_section  # noqa: F401  (registers spe:)

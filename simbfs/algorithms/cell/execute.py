@@ -35,78 +35,35 @@ Schedules
     bitmap waits for all the guards of its round. Deterministic, as the
     paper stresses.
 
-Data formats (machine file ``spe:``)
-    Graph: the paper's directed graph, E_v as generated (see GraphSpec
-    ``directed``). In memory every adjacency list is stored split per SPE:
-    a header of one ``header_entry`` per SPE, padded to a quadword, then the
-    portion bound for each SPE padded to ``padding`` (section 3, Dispatch);
-    lists start at a ``dma.alignment`` boundary. A Qout entry is the parent
-    vertex code padded to a quadword followed by its portion.
-    Local store: code and stack, 2 x bQ, 2 x bG, Qout, Qin, 2 x bQnext and
+Local store (machine file ``spe:``)
+    Code and stack, 2 x bQ, 2 x bG, Qout, Qin, 2 x bQnext and
     the bitmap partition must fit, and the bitmap may not exceed
     ``bitmap_max`` (160 KB: about 10 M vertices per Cell): violating either
     is a UserError, before anything is simulated.
 
-Execution
-    The BFS is real: the frontier queues hold real vertex ids, the lists the
-    gathers move are the real lists, and the owners claim vertices in the
-    order their bitmap step sees them (round, then sender, then queue
-    order). Each level is computed in one compiled pass over the level's
-    frontier (kernels.py; edges never loop in Python); the simpy processes
-    are then charged per iteration: one event per DMA command, per compute
-    step and per wait, never per edge.
-
-Compute
-    Cycles per element for each step (``spe.cycles``): edges, lists,
-    portions (non-empty per-SPE parts of a list = queue entries), quadwords
-    and DMA commands, at the SPE clock (``node.clock``).
+Modules
+    work.py: the graph as stored for the SPEs and a level's plan, counted
+    per round and SPE on the real graph (kernels.py); pricing.py: each
+    step's SPU time (``price_level``); this module: the local-store check,
+    the algorithm and the executed run (:class:`CellSearch`): one simpy
+    process per SPE, charged per iteration: one event per DMA command, per
+    compute step and per wait, never per edge.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import simpy
 
 from ...engine import NULL_RECORDER, Simulation
-from ...engine.simulation import run_to_end
 from ...errors import UserError
 from ...graph import Graph
-from ..base import Algorithm, LayoutCache
 from ...records import LevelRecord, RootRun
 from ...units import format_quantity
-
-
-# --------------------------------------------------------------- data layout
-@dataclass
-class Layout:
-    """The graph as stored for N SPEs: per vertex, its per-SPE portions."""
-
-    N: int
-    block: int  # vertices per SPE (the last SPE may own fewer)
-    portion_edges: np.ndarray  # (n, N) edges of v's list owned by each SPE
-    list_bytes: np.ndarray  # (n,) bytes of v's stored list (0 if v has no edge)
-    entry_bytes: np.ndarray  # (n, N) bytes of v's Qout entry for each SPE (0 if empty)
-    portion_quadwords: np.ndarray  # (n, N) padded quadwords of each portion
-
-
-def build_layout(graph: Graph, N: int, spe) -> Layout:
-    n = graph.num_vertices
-    block = -(-n // N)
-    degree = graph.degree
-    sources = np.repeat(np.arange(n, dtype=np.int64), degree)
-    owners = graph.indices.astype(np.int64) // block
-    portion = np.bincount(sources * N + owners, minlength=n * N).reshape(n, N).astype(np.int32)
-    del sources, owners
-    words_per_qw = spe.padding_bytes / spe.vertex_code_bytes
-    quadwords = np.ceil(portion / words_per_qw).astype(np.int32)
-    header = np.ceil(N * spe.header_entry_bytes / spe.padding_bytes) * spe.padding_bytes
-    list_bytes = np.where(degree > 0, header + quadwords.sum(axis=1) * spe.padding_bytes, 0.0)
-    entry_header = np.ceil(spe.vertex_code_bytes / spe.padding_bytes) * spe.padding_bytes
-    entry_bytes = np.where(portion > 0, entry_header + quadwords * spe.padding_bytes, 0.0)
-    return Layout(N=N, block=block, portion_edges=portion, list_bytes=list_bytes,
-                  entry_bytes=entry_bytes, portion_quadwords=quadwords)
+from ..base import Algorithm, LayoutCache
+from ..search import RootSearch
+from .pricing import LevelPrice, price_level
+from .work import Layout, LevelPlan, build_layout, plan_level
 
 
 def local_store_budget(machine, num_vertices: int, N: int) -> dict[str, float]:
@@ -151,107 +108,6 @@ def check_local_store(machine, num_vertices: int, N: int) -> None:
                         f"or the graph")
 
 
-# ------------------------------------------------------------ level planning
-@dataclass
-class LevelPlan:
-    """What every SPE does in every iteration of one level (K iterations)."""
-
-    K: int
-    fetch_blocks: list[np.ndarray]  # per SPE: bQ block sizes (bytes)
-    chunk_fetch: np.ndarray  # (K, N) bQ blocks that must have arrived before gather t (cumulative)
-    gather_lists: list[np.ndarray]  # per SPE: the sizes of its non-empty lists, in queue order
-    # (K + 1, N): round t's DMA list of SPE r is gather_lists[r][bounds[t, r]:bounds[t + 1, r]]
-    gather_bounds: np.ndarray
-    lists: np.ndarray  # (K, N)
-    edges_out: np.ndarray  # (K, N)
-    portions_out: np.ndarray  # (K, N)
-    quadwords_out: np.ndarray  # (K, N)
-    put_bytes: np.ndarray  # (K, N, N) entry bytes i -> p
-    edges_in: np.ndarray  # (K, N)
-    portions_in: np.ndarray  # (K, N)
-    quadwords_in: np.ndarray  # (K, N)
-    new_in: np.ndarray  # (K, N) vertices newly visited by p in round t
-    next_queues: list[np.ndarray]  # per SPE, Qnext in commit order
-    edges_examined: int
-
-    def gather_sizes(self, rank: int, t: int) -> np.ndarray:
-        """The block sizes of SPE ``rank``'s DMA list in round ``t`` (a view)."""
-        bounds = self.gather_bounds
-        return self.gather_lists[rank][bounds[t, rank]:bounds[t + 1, rank]]
-
-
-def chunk_bounds(queue: np.ndarray, layout: Layout, spe) -> np.ndarray:
-    """Greedy bG fill (Algorithm 3, lines 16-19) of the lists of ``queue``:
-    consecutive lists while bG, every Qout_p and the DMA list length allow.
-    Returns chunk starts. The fill is a loop over the queue, compiled
-    (kernels.chunk_starts)."""
-    from .kernels import chunk_starts
-
-    q_cap = spe.qout_bytes / layout.N
-    starts, largest_list, largest_entry = chunk_starts(
-        np.asarray(queue, dtype=np.int64), layout.list_bytes, layout.entry_bytes,
-        float(spe.bg_buffer_bytes), float(q_cap), int(spe.dma_list_max))
-    if largest_list > spe.bg_buffer_bytes or largest_entry > q_cap:
-        raise UserError(f"an adjacency list does not fit the SPE buffers (largest list "
-                        f"{format_quantity(largest_list, 'size')}, bG {format_quantity(spe.bg_buffer_bytes, 'size')}; "
-                        f"largest queue entry {format_quantity(largest_entry, 'size')}, Qout per SPE "
-                        f"{format_quantity(q_cap, 'size')}); the paper splits such heavy lists at graph creation "
-                        f"(001, 2), which simbfs does not: use a smaller arity or raise spe.bg_buffer / spe.qout")
-    return starts
-
-
-def plan_level(graph: Graph, layout: Layout, queues: list[np.ndarray], visited: np.ndarray,
-               parent: np.ndarray, spe) -> LevelPlan:
-    """The real work of one level for all SPEs: the chunks of every queue,
-    then one compiled pass over the frontier in bitmap order
-    (kernels.plan_rounds). Marks ``visited`` and sets ``parent`` for the
-    vertices claimed."""
-    from .kernels import plan_rounds
-
-    N = layout.N
-    codes_per_bq = int(spe.bq_buffer_bytes // spe.vertex_code_bytes)
-    offsets = np.concatenate([[0], np.cumsum([len(q) for q in queues])]).astype(np.int64)
-    starts_per_rank = [chunk_bounds(q, layout, spe) for q in queues]
-    rounds = [len(s) if len(q) else 0 for s, q in zip(starts_per_rank, queues)]
-    K = max(rounds)
-
-    # chunk (t, r) is queue[bounds[t, r]:bounds[t + 1, r]] of the concatenated queues; rounds
-    # past an SPE's last are empty
-    bounds = np.repeat(offsets[1:][None, :], K + 1, axis=0)
-    chunk_fetch = np.zeros((K, N), dtype=np.int64)
-    gather_lists = []
-    gather_bounds = np.zeros((K + 1, N), dtype=np.int64)
-    fetch_blocks = []
-    for rank, (q, starts, k) in enumerate(zip(queues, starts_per_rank, rounds)):
-        ends = np.append(starts[1:], len(q))
-        if k:
-            bounds[:k, rank] = offsets[rank] + starts
-            chunk_fetch[:, rank] = -(-ends[-1] // codes_per_bq)
-            chunk_fetch[:k, rank] = -(-ends // codes_per_bq)
-        # the DMA list of a chunk: its lists that have a byte to move
-        sizes = layout.list_bytes[q]
-        moved = sizes > 0
-        gather_lists.append(sizes[moved])
-        before = np.concatenate([[0], np.cumsum(moved)])
-        gather_bounds[:, rank] = before[-1]
-        gather_bounds[:k, rank] = before[starts[:k]]
-        full, rest = divmod(len(q) * spe.vertex_code_bytes, spe.bq_buffer_bytes)
-        fetch_blocks.append(np.array([spe.bq_buffer_bytes] * int(full) + ([rest] if rest else [])))
-
-    queue = np.concatenate(queues).astype(np.int64, copy=False)
-    (lists, edges_out, portions_out, quadwords_out, put_bytes, edges_in, portions_in, quadwords_in, new_in,
-     new, examined) = plan_rounds(graph.indptr, graph.indices, queue, bounds[:-1], bounds[1:], layout.block,
-                                  layout.portion_edges, layout.portion_quadwords, layout.entry_bytes,
-                                  visited, parent)
-    new_owner = new // layout.block
-    next_queues = [new[new_owner == p] for p in range(N)]
-    return LevelPlan(K=K, fetch_blocks=fetch_blocks, chunk_fetch=chunk_fetch, gather_lists=gather_lists,
-                     gather_bounds=gather_bounds, lists=lists, edges_out=edges_out, portions_out=portions_out,
-                     quadwords_out=quadwords_out, put_bytes=put_bytes, edges_in=edges_in,
-                     portions_in=portions_in, quadwords_in=quadwords_in, new_in=new_in,
-                     next_queues=next_queues, edges_examined=int(examined))
-
-
 # -------------------------------------------------------------- the algorithm
 class CellSPE(Algorithm):
     """Algorithm 3 on N SPEs; ``overlapped`` selects the Fig. 4 schedule."""
@@ -286,50 +142,37 @@ class CellSPE(Algorithm):
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         check_local_store(sim.machine, graph.num_vertices, sim.nodes)
-        return _Run(self, sim, graph, root, recorder).execute()
+        return CellSearch(self, sim, graph, root, recorder).execute()
 
 
-class _Run:
-    def __init__(self, algorithm: CellSPE, sim: Simulation, graph: Graph, root: int, recorder):
+class CellSearch(RootSearch):
+    """One root's search on N SPEs: the search state is RootSearch's (the
+    frontier is the SPEs' queues Q_i, in order), and a level ends through
+    close_level when the closing allreduce completes. Each SPE runs the
+    schedule of its algorithm (level_bsp or level_overlapped)."""
+
+    def __init__(self, algorithm: CellSPE, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
+        super().__init__(sim, graph, root, recorder)
         self.algorithm = algorithm
-        self.machine = sim.machine
+        self.layout = algorithm.layout(graph, sim.machine, self.N)
         self.spe = sim.machine.section("spe")
         self.dma_model = sim.machine.section("dma")
-        self.N = sim.nodes
         self.graph = graph
-        self.layout = algorithm.layout(graph, sim.machine, self.N)
-        self.ctx = sim.context(recorder)
         self.env = self.ctx.env
-        self.recorder = recorder
         self.clock = sim.machine.node.clock_hz
-        self.root = root
-        n = graph.num_vertices
-        self.visited = np.zeros(n, dtype=bool)
-        self.visited[root] = True
-        self.parent = np.full(n, -1, dtype=np.int64)
-        self.parent[root] = root
-        self.queues = [np.zeros(0, dtype=np.int64) for _ in range(self.N)]
-        self.queues[root // self.layout.block] = np.array([root], dtype=np.int64)
-        self.records: list[LevelRecord] = []
-        self.level = 0
-        self.level_start = 0.0
-        self.done = False
         self.plan: LevelPlan | None = None
+        self.price: LevelPrice | None = None
         # per SPE, Python floats while a level runs (its record takes numpy's mean and max)
         self.busy = [0.0] * self.N
         self.transfer_wait = [0.0] * self.N  # time each SPE stalled on a DMA or put
-        self.comm = 0.0
         self.engines = self.ctx.devices["dma"]
         self.others = [[p for p in range(self.N) if p != rank] for rank in range(self.N)]
-        cyc = self.spe.cycles
-        self.fetch_issue_s = self.seconds(cyc.fetch.cycles(transfers=1))
-        self.commit_issue_s = self.seconds(cyc.commit.cycles(transfers=1))
-        self.alltoall_issue_s = self.seconds(cyc.alltoall.cycles(transfers=1))
         self._new_plan()
 
     # ------------------------------------------------------------- helpers
     def _new_plan(self) -> None:
-        self.plan = plan_level(self.graph, self.layout, self.queues, self.visited, self.parent, self.spe)
+        self.plan = plan_level(self.graph, self.layout, self.frontier, self.visited, self.spe)
+        self.price = price_level(self.spe, self.clock, self.plan)
         K, N = self.plan.K, self.N
         env = self.env
         self.bitmaps_pending = [N] * K  # per round, the SPEs whose bitmap step has not ended
@@ -340,28 +183,11 @@ class _Run:
         # and so are the simulated times that follow from them (a trace rounds
         # numpy and Python floats differently in the last digit)
         self.incoming_last = np.zeros((K, N))
-        # The step durations of every SPE in every round, priced in one call
-        # each (StepCost.cycles on arrays, element by element the same sum as
-        # on one SPE's counts), and each SPE's put sizes to the others; the
-        # simpy processes read them as Python floats.
-        plan = self.plan
-        cyc = self.spe.cycles
-        self.gather_issue_s = self.seconds(cyc.gather.cycles(lists=plan.lists, transfers=1)).tolist()
-        self.dispatch_s = self.seconds(cyc.dispatch.cycles(
-            edges=plan.edges_out, lists=plan.lists, portions=plan.portions_out,
-            quadwords=plan.quadwords_out)).tolist()
-        self.bitmap_s = self.seconds(cyc.bitmap.cycles(
-            edges=plan.edges_in, lists=0, portions=plan.portions_in, quadwords=plan.quadwords_in)).tolist()
-        self.put_sizes = [plan.put_bytes[:, rank, self.others[rank]] for rank in range(N)]
+        # each SPE's put sizes to the others
+        self.put_sizes = [self.plan.put_bytes[:, rank, self.others[rank]] for rank in range(N)]
         self.puts = 0
         self.put_bytes = 0.0
         self.commit_offset = np.zeros(N)
-
-    def seconds(self, cycles):
-        """SPU cycles (a number or an array) in seconds."""
-        if isinstance(cycles, np.ndarray):
-            return cycles / self.clock
-        return float(cycles) / self.clock
 
     def compute(self, rank: int, kind: str, duration: float):
         """The SPU of ``rank`` works for ``duration`` seconds."""
@@ -386,7 +212,7 @@ class _Run:
         """Issue the DMA of bQ block ``index`` (the SPU spends the fetch
         step's cycles on it) and return its transfer process."""
         engine = self.engines[rank]
-        yield from self.compute(rank, "fetch-issue", self.fetch_issue_s)
+        yield from self.compute(rank, "fetch-issue", self.price.fetch_issue_s)
         return self.env.process(engine.transfer(float(self.plan.fetch_blocks[rank][index]), kind="fetch"))
 
     def gather(self, rank: int, t: int):
@@ -465,18 +291,19 @@ class _Run:
             head = self.commit_offset[rank] % align
             span = np.ceil((head + chunk) / align) * align
             self.commit_offset[rank] += chunk
-            yield from self.compute(rank, "commit-issue", self.commit_issue_s)
+            yield from self.compute(rank, "commit-issue", self.price.commit_issue_s)
             pending.append(self.env.process(engine.transfer(float(span), kind="commit")))
 
     # ------------------------------------------------------- SPE programs
-    def spe_program(self, rank: int):
+    def node_program(self, rank: int):
+        """SPE ``rank``: per level, its schedule, then the closing allreduce."""
         coll = self.ctx.collectives
         while not self.done:
             if self.algorithm.overlapped:
                 yield from self.level_overlapped(rank)
             else:
                 yield from self.level_bsp(rank)
-            count = np.array([len(self.plan.next_queues[rank])], dtype=np.int64)
+            count = np.array([self.plan.claimed[rank]], dtype=np.int64)
             # the collectives record the wait and the allreduce
             yield coll.allreduce(rank, count, np.add, on_complete=self._finish_level, level=self.level)
 
@@ -494,7 +321,7 @@ class _Run:
                 state["issued"][j + 1] = yield from self.fetch(rank, j + 1)
 
     def level_overlapped(self, rank: int):
-        plan = self.plan
+        plan, price = self.plan, self.price
         K = plan.K
         fetch_state = {"ready": 0, "issued": {}}
         if len(plan.fetch_blocks[rank]):
@@ -504,28 +331,28 @@ class _Run:
         put_done = None
         if K:
             yield from self._fetch_until(rank, fetch_state, plan.chunk_fetch[0, rank])
-            yield from self.compute(rank, "gather-issue", self.gather_issue_s[0][rank])
+            yield from self.compute(rank, "gather-issue", price.gather_issue_s[0][rank])
             gathers[0] = self.gather(rank, 0)
         for t in range(K + 1):
             if t < K:
                 yield from self.wait(rank, gathers.pop(t), "gather")
                 if t + 1 < K:
                     yield from self._fetch_until(rank, fetch_state, plan.chunk_fetch[t + 1, rank])
-                    yield from self.compute(rank, "gather-issue", self.gather_issue_s[t + 1][rank])
+                    yield from self.compute(rank, "gather-issue", price.gather_issue_s[t + 1][rank])
                     gathers[t + 1] = self.gather(rank, t + 1)
                 if put_done is not None:
                     yield from self.wait(rank, put_done, "Qout free")
-                yield from self.compute(rank, "dispatch", self.dispatch_s[t][rank])
+                yield from self.compute(rank, "dispatch", price.dispatch_s[t][rank])
             if t >= 1:
                 if self.N > 1:
                     yield from self.wait(rank, self.incoming[t - 1][rank], "guards")
-                yield from self.compute(rank, "bitmap", self.bitmap_s[t - 1][rank])
+                yield from self.compute(rank, "bitmap", price.bitmap_s[t - 1][rank])
                 self._bitmap_done(t - 1)
                 yield from self.commit(rank, t - 1, commits)
             if t < K:
                 if t >= 1 and self.N > 1:
                     yield from self.wait(rank, self._qin_free(t - 1), "Qin free")
-                yield from self.compute(rank, "alltoall-issue", self.alltoall_issue_s)
+                yield from self.compute(rank, "alltoall-issue", price.alltoall_issue_s)
                 put_done = self.put(rank, t)
         for event in commits:
             yield from self.wait(rank, event, "commit")
@@ -533,7 +360,7 @@ class _Run:
             yield from self.wait(rank, put_done, "put")
 
     def level_bsp(self, rank: int):
-        plan = self.plan
+        plan, price = self.plan, self.price
         fetch_state = {"ready": 0, "issued": {}}
         for t in range(plan.K):
             # 1. Fetch (waited for, no prefetch beyond what the step needs)
@@ -543,19 +370,19 @@ class _Run:
                 yield from self.wait(rank, issued, "fetch")
                 fetch_state["ready"] += 1
             # 2. Gather
-            yield from self.compute(rank, "gather-issue", self.gather_issue_s[t][rank])
+            yield from self.compute(rank, "gather-issue", price.gather_issue_s[t][rank])
             yield from self.wait(rank, self.gather(rank, t), "gather")
             # 3. Dispatch
-            yield from self.compute(rank, "dispatch", self.dispatch_s[t][rank])
+            yield from self.compute(rank, "dispatch", price.dispatch_s[t][rank])
             yield from self._barrier(rank)
             # 4. All-to-all
-            yield from self.compute(rank, "alltoall-issue", self.alltoall_issue_s)
+            yield from self.compute(rank, "alltoall-issue", price.alltoall_issue_s)
             done = self.put(rank, t)
             yield from self.wait(rank, done, "put")
             if self.N > 1:
                 yield from self.wait(rank, self.incoming[t][rank], "guards")
             # 5. Bitmap
-            yield from self.compute(rank, "bitmap", self.bitmap_s[t][rank])
+            yield from self.compute(rank, "bitmap", price.bitmap_s[t][rank])
             # 6. Commit (waited for)
             commits: list = []
             yield from self.commit(rank, t, commits)
@@ -570,35 +397,26 @@ class _Run:
 
     # ---------------------------------------------------------- bookkeeping
     def _finish_level(self, closing) -> None:
-        env = self.env
+        """Runs once per level, when the closing allreduce completes and
+        before any SPE resumes: record the level, plan the next."""
         plan = self.plan
-        time_s = env.now - self.level_start
+        time_s = self.env.now - self.level_start
         busy, transfer_wait = np.array(self.busy), np.array(self.transfer_wait)
         compute_mean = float(busy.mean())
         # Communication: the SPEs' mean stall on transfers (DMA, puts and their
         # guards) plus the closing allreduce; the rest is barrier waiting.
         comm = float(transfer_wait.mean()) + closing.cost_s
-        self.records.append(LevelRecord(
+        record = LevelRecord(
             root=self.root, level=self.level, direction="top-down",
-            frontier_vertices=int(sum(len(q) for q in self.queues)),
+            frontier_vertices=int(len(self.frontier)),
             edges_examined=plan.edges_examined, messages=self.puts, bytes=self.put_bytes,
             time_s=time_s, compute_s=compute_mean, communication_s=comm,
             synchronisation_s=max(time_s - compute_mean - comm, 0.0),
             compute_max_s=float(busy.max()),
             bottleneck="compute" if busy.max() >= comm else "dma",
-        ))
-        self.ctx.recorder.level_done(self.records[-1])
-        self.queues = plan.next_queues
-        self.level += 1
-        self.level_start = env.now
+        )
+        self.close_level(record, plan.new_vertices, plan.new_parents)
         self.busy = [0.0] * self.N
         self.transfer_wait = [0.0] * self.N
-        self.done = int(closing.value[0]) == 0
         if not self.done:
             self._new_plan()
-
-    def execute(self) -> RootRun:
-        for rank in range(self.N):
-            self.env.process(self.spe_program(rank))
-        run_to_end(self.env)
-        return RootRun(root=self.root, parent=self.parent, time_s=self.env.now, levels=self.records)

@@ -1,4 +1,4 @@
-"""The compiled loops of a Cell level plan (``execute.plan_level``).
+"""The compiled loops of a Cell level plan (``work.plan_level``).
 
 In numpy the plan of a level took more time than the simpy processes
 that replay it: the greedy bG fill searched every SPE's cumulative Qout
