@@ -182,8 +182,9 @@ def test_table2_quartiles_are_ordered_and_the_gpu_beats_the_cpu(quick_experiment
                                                   ("ueno2d:expand=bitmap,sv=atomic", (tsubame.TWO_PER_HOST,)),
                                                   ("ueno2d:device=cpu", ())])
 def test_project_levels_is_the_runners_projection(algorithm, overrides):
-    """tsubame.project_levels runs the projection level by level itself
-    (Figs. 6-8, 11, 12); its roots' times and edges are the runner's."""
+    """tsubame.project_levels walks the projector's roots keeping each
+    level's details (Figs. 6-8, 11, 12); its roots' times and edges are the
+    runner's."""
     gpus, roots, profile = 256, 2, tsubame.QUICK["profile_scale"]
     doc = tsubame.project(algorithm, gpus, tsubame.scale_for(gpus), roots, profile, overrides)
     mine = tsubame.project_levels(algorithm, gpus, tsubame.scale_for(gpus), roots, profile, overrides)

@@ -2,7 +2,7 @@
 beyond experiments/lib.py: the machine, the paper's weak-scaling sizes
 (scale 23 per GPU, 64 to 4,096 GPUs = MPI processes), one projected run
 through the runner (``project``), sums over a result document's levels, and
-``project_levels``: the same projection run level by level through
+``project_levels``: the same projection through
 simbfs.algorithms.ueno2d.project.Projector, keeping what the document does
 not hold (each level's counts, kernel times and expand seconds)."""
 
@@ -12,11 +12,8 @@ import math
 import os
 from functools import lru_cache
 
-import numpy as np
-
 from experiments import lib
 from simbfs.algorithms import get_algorithm
-from simbfs.algorithms.ueno2d import pricing
 from simbfs.algorithms.ueno2d.project import Projector
 from simbfs.algorithms.ueno2d.work import grid_shape
 from simbfs.engine import Simulation
@@ -96,11 +93,10 @@ def profile_graph(profile_scale: int):
 
 def project_levels(algorithm: str, gpus: int, scale: int, roots: int, profile_scale: int, overrides=()) -> dict:
     """The projection of `simbfs run tsubame2 --mode project` (runner._project
-    and ueno2d's Projector.root), level by level, with what each level's
-    Projector.level returns beside its record: the mean and busiest
-    process's Counts, the busiest process's LevelTimes and its expand
-    seconds (pricing.expand_seconds, every member of a group being that
-    process, as Projector.level prices it). Returns {"gpus", "hosts", "R",
+    and ueno2d's Projector.root), keeping through the walk's ``on_level``
+    what each level's Projector.level returns beside its record: the mean
+    and busiest process's Counts, and the busiest process's LevelTimes and
+    expand seconds (its pricing.LevelPrice). Returns {"gpus", "hosts", "R",
     "C", "scale", "roots": [{"root", "edges", "time_s", "teps", "levels":
     [{"record", "mean", "busiest", "times", "expand_s"}]}]}; the roots'
     times are those of the runner's document (tests check)."""
@@ -112,24 +108,19 @@ def project_levels(algorithm: str, gpus: int, scale: int, roots: int, profile_sc
     graph = profile_graph(profile_scale)
     keys = search_keys(graph, roots, seed=SEED)
     projector = Projector(graph, machine, sim.topology, algo.options, gpus, profile_scale, scale, EDGEFACTOR)
-    ident = lambda value: value  # noqa: E731 - as in Projector.level
     out = []
-    for root in (int(k) for k in keys):  # Projector.root, keeping each level's details
-        visited = np.zeros(graph.num_vertices, dtype=bool)
-        visited[root] = True
-        frontier = np.array([root], dtype=np.int64)
-        levels, total, level = [], 0.0, 0
-        while len(frontier):
-            work, record, info = projector.level(root, level, frontier, visited)
-            times = info["times"]
-            levels.append({"record": record, "mean": info["mean"], "busiest": info["busiest"], "times": times,
-                           "expand_s": float(pricing.expand_seconds(times, ident, ident))})
-            total += record.time_s
-            visited[work.new_vertices] = True
-            frontier = work.new_vertices
-            level += 1
-        edges = graph.input_edges_in_component(visited) / graph.num_input_edges * EDGEFACTOR * projector.n
-        out.append({"root": root, "edges": edges, "time_s": total, "teps": edges / total, "levels": levels})
+    for root in (int(k) for k in keys):
+        levels = []
+
+        def keep(step, record, details, levels=levels):
+            price = details["price"]
+            levels.append({"record": record, "mean": details["mean"], "busiest": details["busiest"],
+                           "times": price.times, "expand_s": float(price.expand_s)})
+
+        walk = projector.root(root, on_level=keep)
+        edges = walk.target_edges(graph, EDGEFACTOR, projector.n)
+        out.append({"root": root, "edges": edges, "time_s": walk.time_s, "teps": edges / walk.time_s,
+                    "levels": levels})
     return {"gpus": gpus, "hosts": machine.network.hosts(gpus), "R": projector.R, "C": projector.C, "scale": scale,
             "roots": out}
 

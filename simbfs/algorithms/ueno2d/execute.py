@@ -5,14 +5,17 @@ Each simulated node is one MPI process driving one GPU (004, VI-C); hosts
 of ``network.processes_per_host`` processes share their network ports. A
 level's work is computed on the real graph for every process at once
 (work.py, with the expand lists really SIMD-VLQ-coded), priced per process
-(pricing.py), and each process's program waits for it and then joins the
-allreduce of the next frontier's size, which ends the level (Algorithm III,
-line 1) and, at zero, the search. Spans of the GPU's kernels, its PCIe copies,
-the allgathers and the host's ports are reported to the recorder for
-timelines; they never change timing.
+(``execute_level``: pricing.price_level on every process's counts), and each
+process's program waits for it and then joins the allreduce of the next
+frontier's size, which ends the level (Algorithm III, line 1) and, at zero,
+the search. Spans of the GPU's kernels, its PCIe copies, the allgathers and
+the host's ports are reported to the recorder for timelines; they never
+change timing.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -140,23 +143,21 @@ def _sum_by(index: np.ndarray, values: np.ndarray, length: int) -> np.ndarray:
     return np.bincount(index, weights=values, minlength=length).astype(np.float64, copy=False)
 
 
-class PricedLevel:
-    """One level's per-process times."""
+@dataclass(frozen=True)
+class ExecutedLevel:
+    """One executed level: its work, every process's counts, its price
+    (pricing.price_level) and each process's busy time until the allreduce."""
 
-    def __init__(self, times: pricing.LevelTimes, expand_s: np.ndarray, fold_s: np.ndarray, loads, counts: Counts,
-                 bottleneck: str):
-        self.times = times
-        self.expand_s = expand_s
-        self.fold_s = fold_s
-        self.busy = expand_s + fold_s
-        self.loads = loads
-        self.counts = counts
-        self.bottleneck = bottleneck
+    work: ueno.LevelWork
+    counts: Counts
+    price: pricing.LevelPrice
+    busy_s: np.ndarray
 
 
-def price_level(machine, network, layout: Layout, work: ueno.LevelWork, options: Ueno2DOptions) -> PricedLevel:
-    """Per process: the level's expand and fold times (pricing.py), the fold
-    priced on the host ports from the real P x P edge counts."""
+def execute_level(machine, network, layout: Layout, work: ueno.LevelWork, options: Ueno2DOptions) -> ExecutedLevel:
+    """Every process's counts of the level and its price: the fold on the
+    host ports from the real P x P edge counts, each allgather waiting for
+    the slowest member of its real column (row)."""
     section = machine.section("ueno2d")
     portions = np.maximum(1.0, np.ceil(work.entries * section.edge_bytes / section.gather_buffer_bytes))
     fold = Fold(work, portions)
@@ -164,10 +165,6 @@ def price_level(machine, network, layout: Layout, work: ueno.LevelWork, options:
     counts = counts_of(layout, work, section.edge_bytes, fold)
     ports = np.maximum.reduce([loads.inject_s, loads.eject_s, np.full(layout.P, loads.link_s)])
     shape = Shape(n=layout.n, R=layout.R, C=layout.C)
-    column_total = layout.per_column(work.expand.own_bytes)
-    row_total = layout.per_row(work.expand.own_bytes)
-    times = pricing.level_times(machine, options.device, options.sv, shape, counts, ports, loads.latency_s,
-                                column_total, row_total)
 
     def column_max(values):
         return np.maximum.reduceat(np.asarray(values, dtype=np.float64), np.arange(0, layout.P, layout.R))[
@@ -179,14 +176,12 @@ def price_level(machine, network, layout: Layout, work: ueno.LevelWork, options:
         np.maximum.at(out, layout.row_of, values)
         return out[layout.row_of]
 
-    expand_s = np.broadcast_to(pricing.expand_seconds(times, column_max, row_max), (layout.P,)).astype(float)
-    fold_s = np.broadcast_to(times.fold_seconds(), (layout.P,)).astype(float)
-    k = times.kernels
-    terms = {"gpu kernels" if options.device == "gpu" else "cpu kernels":
-             np.asarray(k["gather"] + k["filter"] + k["receive"]), "pcie": np.maximum(times.fold_d2h, times.fold_h2d),
-             "network": times.ports, "mpi": times.mpi, "expand": expand_s}
-    slowest = {name: float(np.max(value)) for name, value in terms.items()}
-    return PricedLevel(times, expand_s, fold_s, loads, counts, max(slowest, key=slowest.get))
+    price = pricing.price_level(machine, options.device, options.sv, shape, counts, ports, loads.latency_s,
+                                layout.per_column(work.expand.own_bytes), layout.per_row(work.expand.own_bytes),
+                                column_max, row_max)
+    busy = (np.broadcast_to(price.expand_s, (layout.P,)).astype(float)
+            + np.broadcast_to(price.fold_s, (layout.P,)).astype(float))
+    return ExecutedLevel(work, counts, price, busy)
 
 
 class _Run(RootSearch):
@@ -195,47 +190,38 @@ class _Run(RootSearch):
         self.options = algorithm.options
         self.section = sim.machine.section("ueno2d")
         self.layout = algorithm.layout(graph, sim.nodes)
-        self._pending = None
+        self._pending: ExecutedLevel | None = None
 
-    def _plan(self):
+    def _plan(self) -> ExecutedLevel:
         mode = "bitmap" if self.options.expand == "bitmap" else "auto"
         work = ueno.level(self.layout, self.frontier, self.visited, self.section.alpha, self.section.simd_width, mode)
-        return work, price_level(self.machine, self.ctx.network, self.layout, work, self.options)
+        return execute_level(self.machine, self.ctx.network, self.layout, work, self.options)
 
     def node_program(self, rank: int):
         while not self.done:
             if self._pending is None:
                 self._pending = self._plan()
-            work, priced = self._pending
+            level = self._pending
             if self.recorder.enabled:
-                record_units(self.recorder, rank, self.level_start, self.level, priced, self.options.device)
-            yield self.ctx.collectives.allreduce(rank, np.array([work.claimed[rank]], dtype=np.float64),
-                                                 on_complete=self._finish_level, after=float(priced.busy[rank]),
+                record_units(self.recorder, rank, self.level_start, self.level, level.price, self.options.device)
+            yield self.ctx.collectives.allreduce(rank, np.array([level.work.claimed[rank]], dtype=np.float64),
+                                                 on_complete=self._finish_level, after=float(level.busy_s[rank]),
                                                  work="expand and fold", level=self.level)
 
     def _finish_level(self, closing) -> None:
-        work, priced = self._pending
-        time_s = self.ctx.env.now - self.level_start
-        kernels = np.broadcast_to(priced.times.kernel_total, (self.N,))
-        c = priced.counts
-        self.records.append(LevelRecord.with_rest_as_synchronisation(
+        level, self._pending = self._pending, None
+        work, c = level.work, level.counts
+        kernels = np.broadcast_to(level.price.compute_s, (self.N,))
+        record = LevelRecord.with_rest_as_synchronisation(
             root=self.root, level=self.level, direction=TOP_DOWN,
             frontier_vertices=int(len(self.frontier)), edges_examined=work.edges_examined,
-            messages=int(np.sum(c.messages_out)), bytes=float(np.sum(c.sent_bytes)), time_s=time_s,
-            compute_s=float(kernels.mean()),
-            communication_s=float((priced.busy - kernels).mean()) + closing.cost_s,
-            compute_max_s=float(kernels.max()), bottleneck=priced.bottleneck,
+            messages=int(np.sum(c.messages_out)), bytes=float(np.sum(c.sent_bytes)),
+            time_s=self.ctx.env.now - self.level_start, compute_s=float(kernels.mean()),
+            communication_s=float((level.busy_s - kernels).mean()) + closing.cost_s,
+            compute_max_s=float(kernels.max()), bottleneck=level.price.bottleneck,
             collective_bytes=float(np.sum(c.column_bytes) + np.sum(c.row_bytes)),
-            edges_sent=int(round(float(np.sum(c.sent_bytes)) / self.section.edge_bytes))))
-        self.ctx.recorder.level_done(self.records[-1])
-        new = work.new_vertices
-        self.parent[new] = work.new_parents
-        self.visited[new] = True
-        self.frontier = new
-        self.level += 1
-        self.done = len(new) == 0
-        self._pending = None
-        self.level_start = self.ctx.env.now
+            edges_sent=int(round(float(np.sum(c.sent_bytes)) / self.section.edge_bytes)))
+        self.close_level(record, work.new_vertices, work.new_parents)
 
 
 def _at(value, rank: int) -> float:
@@ -243,7 +229,7 @@ def _at(value, rank: int) -> float:
     return float(array) if array.ndim == 0 else float(array[rank])
 
 
-def record_units(recorder, rank: int, start: float, level: int, priced: PricedLevel, device: str) -> None:
+def record_units(recorder, rank: int, start: float, level: int, price: pricing.LevelPrice, device: str) -> None:
     """The process's units over the level, for timelines (spans only; the
     level's timing is set by price_level). Expand: encode, copy out, the two
     allgathers, copy in, decode, in turn. Fold: the CQ list, then the
@@ -252,7 +238,7 @@ def record_units(recorder, rank: int, start: float, level: int, priced: PricedLe
     out as the pipeline (pricing.py) runs them (the received edges of
     portion k are drawn as arriving with the process's own portion k); the
     level's timing is the pipeline's bound, which these spans stay within."""
-    t = priced.times
+    t = price.times
     kernels = {name: _at(value, rank) for name, value in t.kernels.items()}
     gpu = "gpu" if device == "gpu" else "cpu"
     clock = start
@@ -266,7 +252,7 @@ def record_units(recorder, rank: int, start: float, level: int, priced: PricedLe
 
     clock = span(gpu, kernels["encode"], "encode NQ (SIMD-VLQ)")
     clock = span("pcie d2h", _at(t.expand_d2h, rank), "copy NQ to host")
-    expand_end = start + _at(priced.expand_s, rank)
+    expand_end = start + _at(price.expand_s, rank)
     finish = _at(t.expand_h2d, rank) + kernels["decode"]
     gathers = expand_end - finish - clock
     column = min(_at(t.column_allgather, rank), gathers)

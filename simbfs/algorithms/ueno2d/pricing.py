@@ -1,9 +1,13 @@
 """What one level of Ueno & Suzumura's BFS costs, as pure functions of
 counts (docs/background/ueno2d.md).
 
-The executed run calls these with every process's counts (numpy arrays of
-length P); the projection with the mean and the busiest process's counts
-(scalars). Nothing here knows which.
+``price_level`` composes them into a level's time. The executed run calls
+it with every process's counts (numpy arrays of length P); the projection
+with the mean and the busiest process's counts (scalars). Nothing here
+knows which: what differs is given, the fold's network term (the engine's
+loads of the real P x P fold, or the projection's closed form) and how an
+allgather finds the slowest member of its group (the real column and row,
+or the process priced standing for all of them).
 
 Kernels (004, V-A, Fig. 3), each priced by :meth:`Processor.kernel_seconds`
 from the bytes it streams, its scattered accesses into a structure (which
@@ -269,3 +273,49 @@ def expand_seconds(times: LevelTimes, column_max, row_max):
     ``row_max`` map a per-process value to its group's largest)."""
     column_end = column_max(times.expand_ready()) + times.column_allgather
     return row_max(column_end) + times.row_allgather + times.expand_finish()
+
+
+def alone(values):
+    """The group maximum where every member of the group is the process
+    priced: the projection's typical or busiest process, each the slowest
+    of its own column and row."""
+    return values
+
+
+@dataclass(frozen=True)
+class LevelPrice:
+    """One level's price on every process (arrays) or on one (scalars):
+    its units' times, its expand and fold, and the largest term. The
+    allreduce that ends the level is not in it."""
+
+    times: LevelTimes
+    expand_s: object  # from the level's start to CQ and SV ready
+    fold_s: object  # from then until task 8 has handled the last portion
+    bottleneck: str  # which term is largest on the slowest process
+
+    @property
+    def busy_s(self):
+        """Until the process joins the allreduce that ends the level."""
+        return self.expand_s + self.fold_s
+
+    @property
+    def compute_s(self):
+        return self.times.kernel_total
+
+
+def price_level(machine: Machine, device: str, sv: str, shape: Shape, c: Counts, ports, latency_s: float,
+                column_total_bytes, row_total_bytes, column_max=alone, row_max=alone) -> LevelPrice:
+    """The level's time for counts ``c`` (the module docstring's formula):
+    every unit's time (level_times, with the same ``ports``, ``latency_s``
+    and group totals), the expand with each allgather waiting for the
+    slowest member of its group (``column_max``, ``row_max``: a
+    per-process value to its group's largest), and the fold's pipeline."""
+    times = level_times(machine, device, sv, shape, c, ports, latency_s, column_total_bytes, row_total_bytes)
+    expand_s = expand_seconds(times, column_max, row_max)
+    k = times.kernels
+    terms = {"gpu kernels" if device == "gpu" else "cpu kernels": np.asarray(k["gather"] + k["filter"] + k["receive"]),
+             "pcie": np.maximum(times.fold_d2h, times.fold_h2d), "network": times.ports, "mpi": times.mpi,
+             "expand": expand_s}
+    slowest = {name: float(np.max(value)) for name, value in terms.items()}
+    return LevelPrice(times=times, expand_s=expand_s, fold_s=times.fold_seconds(),
+                      bottleneck=max(slowest, key=slowest.get))

@@ -50,6 +50,7 @@ from ...projection import Growth, busiest_link_seconds
 from ...projection.virtual import Spread, virtual_nodes
 from ...records import LevelRecord
 from ..bsp1d.work import gather_adjacency
+from ..search import LevelStep, Walk, walk_root
 from . import pricing, vlq
 from . import work as ueno
 from .pricing import Counts, Shape
@@ -154,13 +155,15 @@ class Projector:
 
         return make(1.0, False), make(spread_ratio, True)
 
-    def level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray):
-        work = ueno.level(self.layout, frontier, visited, self.section.alpha, self.section.simd_width,
-                          "bitmap" if self.options.expand == "bitmap" else "auto")
-        mean, busiest = self.counts(frontier, visited, work)
-        machine, network = self.machine, self.machine.network
+    def ports_seconds(self, mean: Counts, busiest: Counts) -> float:
+        """The fold's network term, in closed form: a host's port carries
+        the busiest process's fold and k - 1 typical ones, and the
+        topology's busiest link carries every host's fold spread uniformly
+        plus the busiest host's excess on its own link. (The executed run
+        gets the same term per process from the engine's traffic loads of
+        the real P x P fold.)"""
+        network = self.machine.network
         k = network.processes_per_host
-        shape = Shape(n=self.n, R=self.R, C=self.C)
 
         def wire(c: Counts) -> float:
             if c.sent_bytes <= 0:
@@ -170,51 +173,40 @@ class Projector:
             return float(network.wire_bytes(c.sent_bytes, packets))
 
         host = wire(busiest) + (k - 1) * wire(mean)
-        ports = max(port_seconds(host, network),
-                    busiest_link_seconds(self.topology, network, self.topology.nodes * k * wire(mean), host, host))
-        latency = self.latency_s if busiest.sent_bytes > 0 else 0.0
-        priced = {}
-        for name, c in (("mean", mean), ("busiest", busiest)):
-            times = pricing.level_times(machine, self.options.device, self.options.sv, shape, c, ports, latency,
-                                        self.R * c.own_bytes, self.C * c.own_bytes)
-            ident = lambda value: value  # noqa: E731 - every member of a group is this process
-            priced[name] = (times, float(pricing.expand_seconds(times, ident, ident)), float(times.fold_seconds()))
-        times, expand_s, fold_s = priced["busiest"]
+        return max(port_seconds(host, network),
+                   busiest_link_seconds(self.topology, network, self.topology.nodes * k * wire(mean), host, host))
+
+    def level(self, step: LevelStep):
+        """One level at the target: (its claims in the profile, its
+        LevelRecord, the mean and busiest process's Counts and the busiest
+        one's LevelPrice)."""
+        frontier = step.frontier
+        work = ueno.level(self.layout, frontier, step.visited, self.section.alpha, self.section.simd_width,
+                          "bitmap" if self.options.expand == "bitmap" else "auto")
+        mean, busiest = self.counts(frontier, step.visited, work)
+        machine = self.machine
+        shape = Shape(n=self.n, R=self.R, C=self.C)
+        ports = self.ports_seconds(mean, busiest)
+        typical, slowest = (pricing.price_level(machine, self.options.device, self.options.sv, shape, c, ports,
+                                                self.latency_s, self.R * c.own_bytes, self.C * c.own_bytes)
+                            for c in (mean, busiest))
         closing = allreduce_time(machine.collectives, self.P, 8)
-        time_s = expand_s + fold_s + closing
-        kernels_mean = float(priced["mean"][0].kernel_total)
-        kernels_max = float(times.kernel_total)
-        k_ = times.kernels
-        terms = {("gpu kernels" if self.options.device == "gpu" else "cpu kernels"):
-                 float(k_["gather"] + k_["filter"] + k_["receive"]),
-                 "pcie": float(max(times.fold_d2h, times.fold_h2d)), "network": float(ports),
-                 "mpi": float(times.mpi), "expand": expand_s}
+        time_s = float(slowest.expand_s) + float(slowest.fold_s) + closing
+        kernels_mean = float(typical.compute_s)
         record = LevelRecord.with_rest_as_synchronisation(
-            root=root, level=level, direction=TOP_DOWN,
-            frontier_vertices=int(round(len(frontier) * self.vertex_ratio)) if level else 1,
+            root=step.root, level=step.level, direction=TOP_DOWN,
+            frontier_vertices=int(round(len(frontier) * self.vertex_ratio)) if step.level else 1,
             edges_examined=int(round(mean.entries * self.P)), messages=int(round(mean.messages_out * self.P)),
             bytes=float(mean.sent_bytes * self.P), time_s=time_s, compute_s=kernels_mean,
-            communication_s=time_s - kernels_mean, compute_max_s=kernels_max, bottleneck=max(terms, key=terms.get),
-            collective_bytes=float((mean.column_bytes + mean.row_bytes) * self.P),
+            communication_s=time_s - kernels_mean, compute_max_s=float(slowest.compute_s),
+            bottleneck=slowest.bottleneck, collective_bytes=float((mean.column_bytes + mean.row_bytes) * self.P),
             edges_sent=int(round(mean.sent_bytes * self.P / self.section.edge_bytes)))
-        return work, record, {"mean": mean, "busiest": busiest, "times": times}
+        return work.new_vertices, record, {"mean": mean, "busiest": busiest, "price": slowest}
 
-    def root(self, root: int, edgefactor: int):
-        graph = self.graph
-        visited = np.zeros(graph.num_vertices, dtype=bool)
-        visited[root] = True
-        frontier = np.array([root], dtype=np.int64)
-        records, total, level = [], 0.0, 0
-        while len(frontier):
-            work, record, _ = self.level(root, level, frontier, visited)
-            records.append(record)
-            total += record.time_s
-            new = work.new_vertices
-            visited[new] = True
-            frontier = new
-            level += 1
-        edges = graph.input_edges_in_component(visited) / graph.num_input_edges * edgefactor * self.n
-        return edges, total, records
+    def root(self, root: int, on_level=None) -> Walk:
+        """The root's walk at the target (walk_root; ``on_level`` sees every
+        level's record and its details, as Projector.level returns them)."""
+        return walk_root(self.graph, root, self.level, on_level=on_level)
 
 
 def project(graph: Graph, keys, machine: Machine, topology, algorithm, profile_scale: int, target_scale: int,
@@ -227,7 +219,7 @@ def project(graph: Graph, keys, machine: Machine, topology, algorithm, profile_s
              f"target's {projector.R} x {projector.C}")
     out = []
     for root in keys:
-        edges, time_s, records = projector.root(int(root), edgefactor)
-        out.append((int(root), edges, time_s, records))
+        walk = projector.root(int(root))
+        out.append((int(root), walk.target_edges(graph, edgefactor, projector.n), walk.time_s, walk.records))
         progress(root_done(root))
     return out
