@@ -1,33 +1,25 @@
 """Lin et al.'s asynchronous 1D BFS on Sunway TaihuLight, executed: the
 paper's own algorithm (seed 003, Algorithms 1-2, sections 4-5).
 
-Timing of one level on node i (docs/background/lin1d.md)
-    The modules run as a pipeline (4.2): generators, relays and handlers
-    overlap with each other and with the network, so a node's level lasts
-    as long as its busiest unit, plus the pipeline's fill and drain:
-
-        busy_i = max(clusters_i, M0_i, M1_i, M2/M3_i, inject_i, eject_i,
-                     busiest link) + latency
-
-    ``clusters_i`` is the node's module work on its CPE clusters
-    (pricing.py: at most one cluster per module, the total spread over the
-    clusters), M0 and M1 the MPI overheads of the messages sent and
-    received (M1 also handles small inputs and notifies the clusters),
-    M2/M3 the module work when modules run on MPEs. The network carries
-    every phase's pairs (with relay, twice: to the relay and on to the
-    destination) on the fat tree. ``latency`` is the pipeline's fill and
-    drain: one message through every phase. The level ends with the
-    allgather of the hub bitmaps (a flag for a node without frontier hubs),
-    which also carries the counts the direction policy needs; after a
-    bottom-up level a reduce-scatter first brings the hubs that the owners
-    of their neighbours claimed to their own owners
-    (pricing.closing_collectives).
+One level on node i (docs/background/lin1d.md)
+    The level's work (work.py) gives every node's counters and the real
+    pairs of every network phase; the pairs give each node's MPI messages
+    and the network's loads of every phase together (``level_traffic``),
+    and pricing.price_level the node's busy time: its busiest unit plus
+    the pipeline's fill and drain (the formula is pricing.py's). The node
+    then joins the collectives that close the level: the allgather of the
+    hub bitmaps (a flag for a node without frontier hubs), which also
+    carries the counts the direction policy needs; after a bottom-up level
+    a reduce-scatter first brings the hubs that the owners of their
+    neighbours claimed to their own owners (pricing.closing_collectives).
 
 Direction
     The traversal policy is Beamer's (003, 2.1 cites it): simbfs.bfs.direction.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -113,144 +105,24 @@ class Lin1D(Algorithm):
         return _Run(self, sim, graph, root, recorder).execute()
 
 
-class _Run(RootSearch):
-    def __init__(self, algorithm: Lin1D, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
-        super().__init__(sim, graph, root, recorder)
-        self.options = algorithm.options
-        self.section = sim.machine.section("lin1d")
-        self.layout = algorithm.layout(graph, sim)
-        self.unexplored_edges = int(self.layout.degree.sum()) - int(self.layout.degree[root])
-        self._pending = None
-        self._closing_s = 0.0  # the level's closing collectives before the last
+@dataclass(frozen=True)
+class LevelTraffic:
+    """A level's messages, counted on its real pairs (work.traffic), and the
+    network's loads of every phase's pairs together."""
 
-    # ------------------------------------------------------------ one level
-    def _plan(self):
-        layout, opts = self.layout, self.options
-        step = lin.top_down if self.direction == TOP_DOWN else lin.bottom_up
-        work = step(layout, self.frontier, self.visited, opts)
-        priced = price_level(self.machine, self.ctx.network, layout, work, opts)
-        next_direction = self._next_direction(work)
-        gathered = lin.gathered_hubs(work.direction, next_direction)
-        hubs = layout.hubs(gathered)
-        frontier_hubs = np.bincount(layout.owner(work.new_vertices[hubs[work.new_vertices]]), minlength=self.N)
-        closing = pricing.closing_bytes(work.direction, self.N, float(np.count_nonzero(frontier_hubs)),
-                                        layout.hubs_per_node[gathered])
-        return work, priced, next_direction, closing
-
-    def _next_direction(self, work: lin.LevelWork) -> str:
-        if not self.options.direction_optimising:
-            return TOP_DOWN
-        new = work.new_vertices
-        return choose_direction(self.direction, frontier_edges=int(self.layout.degree[new].sum()),
-                                unexplored_edges=self.unexplored_edges - int(self.layout.degree[new].sum()),
-                                frontier_vertices=int(len(new)), prev_frontier_vertices=int(len(self.frontier)),
-                                num_vertices=self.n)
-
-    def node_program(self, rank: int):
-        while not self.done:
-            if self._pending is None:
-                self._pending = self._plan()
-            work, priced, _, closing = self._pending
-            if self.recorder.enabled:
-                record_units(self.recorder, rank, self.level_start, self.level, work.direction, priced,
-                             self.machine.section("cpe_cluster").clusters)
-            after, work_name = float(priced.busy[rank]), f"{work.direction} modules"
-            for step, (kind, nbytes) in enumerate(closing):
-                last = step == len(closing) - 1
-                yield getattr(self.ctx.collectives, kind)(
-                    rank, nbytes / self.N, on_complete=self._finish_level if last else self._closing_step,
-                    after=after, work=work_name, level=self.level)
-                after, work_name = 0.0, None
-
-    def _closing_step(self, result) -> None:
-        self._closing_s += result.cost_s
-
-    def _finish_level(self, last) -> None:
-        work, priced, next_direction, closing = self._pending
-        closing_s, self._closing_s = self._closing_s + last.cost_s, 0.0
-        carried = sum(nbytes for _, nbytes in closing)
-        time_s = self.ctx.env.now - self.level_start
-        compute = priced.times.compute
-        self.records.append(LevelRecord.with_rest_as_synchronisation(
-            root=self.root, level=self.level, direction=work.direction,
-            frontier_vertices=int(len(self.frontier)), edges_examined=int(work.edges_examined),
-            messages=int(priced.messages), bytes=float(priced.payload_bytes), time_s=time_s,
-            compute_s=float(compute.mean()),
-            communication_s=float((priced.busy - compute).mean()) + closing_s,
-            compute_max_s=float(compute.max()), bottleneck=priced.bottleneck,
-            collective_bytes=float(carried * max(self.N - 1, 0) / max(self.N, 1)),
-            edges_sent=int(priced.pairs_sent)))
-        self.ctx.recorder.level_done(self.records[-1])
-        new = work.new_vertices
-        self.parent[new] = work.new_parents
-        self.visited[new] = True
-        self.unexplored_edges -= int(self.layout.degree[new].sum())
-        self.frontier = new
-        self.direction = next_direction
-        self.level += 1
-        self.done = len(new) == 0
-        self._pending = None
-        self.level_start = self.ctx.env.now
+    messages_out: np.ndarray  # per node, MPI messages sent
+    messages_in: np.ndarray  # per node, MPI messages received
+    small_share: np.ndarray  # per node, the share of the pairs it receives in messages under lin1d.small_input
+    loads: object  # Network.traffic_loads
+    phases: int  # network phases the pipeline goes through (0: no traffic)
+    messages: float
+    pairs: float
+    payload_bytes: float
 
 
-
-def _sum_by(index: np.ndarray, values: np.ndarray, length: int) -> np.ndarray:
-    """The sums of ``values`` by ``index`` (float, also without values)."""
-    return np.bincount(index, weights=values, minlength=length).astype(np.float64, copy=False)
-
-
-def _matrix(nodes: int, at: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """The N x N matrix with ``values`` at the flat indices ``at``, zero elsewhere."""
-    matrix = np.zeros(nodes * nodes)
-    matrix[at] = values
-    return matrix.reshape(nodes, nodes)
-
-
-class PricedLevel:
-    """A level's per-node busy time and what set it."""
-
-    def __init__(self, busy, times, messages, payload_bytes, pairs_sent, bottleneck, port=None):
-        self.busy = busy
-        self.times = times
-        self.messages = messages
-        self.payload_bytes = payload_bytes
-        self.pairs_sent = pairs_sent
-        self.bottleneck = bottleneck
-        self.port = port  # per node: the longer of its sending and receiving at the port
-
-
-def record_units(recorder, rank: int, start: float, level: int, direction: str, priced: PricedLevel,
-                 clusters: int) -> None:
-    """The node's units over the level, for timelines (spans only; the
-    level's timing is set by price_level): each module on a CPE cluster,
-    placed in pipeline order on the first free one (at most one cluster per
-    module, the order the paper's first-come-first-served scheduler would
-    see them), or on M2/M3 with modules=mpe; M0 sending, M1 receiving and
-    handling small inputs; the port. All start at the level's start: the
-    modules run as a pipeline."""
-    times = priced.times
-    free = {f"cluster{k}": start for k in range(clusters)}
-    mpes = {"mpe2": start, "mpe3": start}
-    for name, seconds in times.modules.items():
-        seconds = float(np.broadcast_to(np.asarray(seconds, dtype=np.float64), (len(priced.busy),))[rank])
-        if seconds <= 0:
-            continue
-        units = mpes if float(np.asarray(times.module_mpes).max()) > 0 else free
-        unit = min(units, key=lambda u: (units[u], u))
-        recorder.record(rank, unit, units[unit], units[unit] + seconds, name.replace("_", " "), level=level,
-                        direction=direction)
-        units[unit] += seconds
-    for unit, seconds, what in (("mpe0", times.sender, "send (M0)"), ("mpe1", times.receiver, "receive (M1)"),
-                                ("port", priced.port, "network")):
-        value = float(np.broadcast_to(np.asarray(seconds, dtype=np.float64), (len(priced.busy),))[rank]) \
-            if seconds is not None else 0.0
-        if value > 0:
-            recorder.record(rank, unit, start, start + value, what, level=level, direction=direction)
-
-
-def price_level(machine, network, layout: Layout, work: lin.LevelWork, options: Lin1DOptions) -> PricedLevel:
-    """Per node: the units' busy times, the network's loads of every phase
-    together, the pipeline latency (module docstring)."""
+def level_traffic(machine, network, layout: Layout, work: lin.LevelWork) -> LevelTraffic:
+    """The level's messages per node, the share of small inputs, and the
+    network's loads of its pairs (priced by the engine's network)."""
     section = machine.section("lin1d")
     traffic = lin.traffic(layout, work)
     phases = traffic.pairs
@@ -274,15 +146,138 @@ def price_level(machine, network, layout: Layout, work: lin.LevelWork, options: 
         loads = network.traffic_loads(pairs)
         small = np.zeros(N)
         messages_out = messages_in = np.zeros(N)
-    shares = {name: small for name in pricing.HANDLERS}
-    times = pricing.node_times(machine, work.counts, work.direction, shares, messages_out, messages_in,
-                               options.modules, layout.local_vertices)
-    terms = {"compute": times.compute, "injection": loads.inject_s, "ejection": loads.eject_s,
-             "link": np.full(N, loads.link_s)}
-    busy = np.maximum.reduce(list(terms.values()))
-    latency = pricing.pipeline_latency_s(machine, len(phases), loads.latency_s) if loads.wire_bytes else \
-        machine.section("cpe_cluster").notify_latency_s
-    slowest = {name: float(np.max(value)) for name, value in terms.items()}
-    return PricedLevel(busy + latency, times, float(messages.sum()), float(pairs.sum() * section.pair_bytes),
-                       float(pairs.sum()), max(slowest, key=slowest.get),
-                       port=np.maximum(loads.inject_s, loads.eject_s))
+    return LevelTraffic(messages_out=messages_out, messages_in=messages_in, small_share=small, loads=loads,
+                        phases=len(phases) if loads.wire_bytes else 0, messages=float(messages.sum()),
+                        pairs=float(pairs.sum()), payload_bytes=float(pairs.sum() * section.pair_bytes))
+
+
+@dataclass(frozen=True)
+class ExecutedLevel:
+    """One executed level: its work and traffic, its price on every node
+    (pricing.price_level), the next level's direction and the closing
+    collectives' (kind, total bytes)."""
+
+    work: lin.LevelWork
+    traffic: LevelTraffic
+    price: pricing.LevelPrice
+    busy_s: np.ndarray
+    next_direction: str
+    closing: list
+
+
+class _Run(RootSearch):
+    def __init__(self, algorithm: Lin1D, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
+        super().__init__(sim, graph, root, recorder)
+        self.options = algorithm.options
+        self.section = sim.machine.section("lin1d")
+        self.layout = algorithm.layout(graph, sim)
+        self.unexplored_edges = int(self.layout.degree.sum()) - int(self.layout.degree[root])
+        self._pending: ExecutedLevel | None = None
+        self._closing_s = 0.0  # the level's closing collectives before the last
+
+    # ------------------------------------------------------------ one level
+    def _plan(self) -> ExecutedLevel:
+        layout, opts = self.layout, self.options
+        step = lin.top_down if self.direction == TOP_DOWN else lin.bottom_up
+        work = step(layout, self.frontier, self.visited, opts)
+        traffic = level_traffic(self.machine, self.ctx.network, layout, work)
+        loads = traffic.loads
+        price = pricing.price_level(self.machine, work.counts, work.direction, opts.modules, layout.local_vertices,
+                                    traffic.small_share, traffic.messages_out, traffic.messages_in,
+                                    injection_s=loads.inject_s, ejection_s=loads.eject_s, link_s=loads.link_s,
+                                    phases=traffic.phases, route_latency_s=loads.latency_s)
+        next_direction = self._next_direction(work)
+        gathered = lin.gathered_hubs(work.direction, next_direction)
+        hubs = layout.hubs(gathered)
+        frontier_hubs = np.bincount(layout.owner(work.new_vertices[hubs[work.new_vertices]]), minlength=self.N)
+        closing = pricing.closing_bytes(work.direction, self.N, float(np.count_nonzero(frontier_hubs)),
+                                        layout.hubs_per_node[gathered])
+        busy = np.broadcast_to(price.busy_s, (self.N,))
+        return ExecutedLevel(work, traffic, price, busy, next_direction, closing)
+
+    def _next_direction(self, work: lin.LevelWork) -> str:
+        if not self.options.direction_optimising:
+            return TOP_DOWN
+        new = work.new_vertices
+        return choose_direction(self.direction, frontier_edges=int(self.layout.degree[new].sum()),
+                                unexplored_edges=self.unexplored_edges - int(self.layout.degree[new].sum()),
+                                frontier_vertices=int(len(new)), prev_frontier_vertices=int(len(self.frontier)),
+                                num_vertices=self.n)
+
+    def node_program(self, rank: int):
+        while not self.done:
+            if self._pending is None:
+                self._pending = self._plan()
+            level = self._pending
+            direction = level.work.direction
+            if self.recorder.enabled:
+                record_units(self.recorder, rank, self.level_start, self.level, direction, level.price, self.N,
+                             self.machine.section("cpe_cluster").clusters)
+            after, work_name = float(level.busy_s[rank]), f"{direction} modules"
+            for step, (kind, nbytes) in enumerate(level.closing):
+                last = step == len(level.closing) - 1
+                yield getattr(self.ctx.collectives, kind)(
+                    rank, nbytes / self.N, on_complete=self._finish_level if last else self._closing_step,
+                    after=after, work=work_name, level=self.level)
+                after, work_name = 0.0, None
+
+    def _closing_step(self, result) -> None:
+        self._closing_s += result.cost_s
+
+    def _finish_level(self, last) -> None:
+        level, self._pending = self._pending, None
+        work, traffic = level.work, level.traffic
+        closing_s, self._closing_s = self._closing_s + last.cost_s, 0.0
+        carried = sum(nbytes for _, nbytes in level.closing)
+        compute = level.price.compute_s
+        record = LevelRecord.with_rest_as_synchronisation(
+            root=self.root, level=self.level, direction=work.direction,
+            frontier_vertices=int(len(self.frontier)), edges_examined=int(work.edges_examined),
+            messages=int(traffic.messages), bytes=float(traffic.payload_bytes),
+            time_s=self.ctx.env.now - self.level_start, compute_s=float(compute.mean()),
+            communication_s=float((level.busy_s - compute).mean()) + closing_s,
+            compute_max_s=float(compute.max()), bottleneck=level.price.bottleneck,
+            collective_bytes=float(carried * max(self.N - 1, 0) / max(self.N, 1)),
+            edges_sent=int(traffic.pairs))
+        self.unexplored_edges -= int(self.layout.degree[work.new_vertices].sum())
+        self.close_level(record, work.new_vertices, work.new_parents, level.next_direction)
+
+
+def _sum_by(index: np.ndarray, values: np.ndarray, length: int) -> np.ndarray:
+    """The sums of ``values`` by ``index`` (float, also without values)."""
+    return np.bincount(index, weights=values, minlength=length).astype(np.float64, copy=False)
+
+
+def _matrix(nodes: int, at: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The N x N matrix with ``values`` at the flat indices ``at``, zero elsewhere."""
+    matrix = np.zeros(nodes * nodes)
+    matrix[at] = values
+    return matrix.reshape(nodes, nodes)
+
+
+def record_units(recorder, rank: int, start: float, level: int, direction: str, price: pricing.LevelPrice,
+                 nodes: int, clusters: int) -> None:
+    """The node's units over the level, for timelines (spans only; the
+    level's timing is set by pricing.price_level): each module on a CPE
+    cluster, placed in pipeline order on the first free one (at most one
+    cluster per module, the order the paper's first-come-first-served
+    scheduler would see them), or on M2/M3 with modules=mpe; M0 sending, M1
+    receiving and handling small inputs; the port. All start at the level's
+    start: the modules run as a pipeline."""
+    times = price.times
+    free = {f"cluster{k}": start for k in range(clusters)}
+    mpes = {"mpe2": start, "mpe3": start}
+    for name, seconds in times.modules.items():
+        seconds = float(np.broadcast_to(np.asarray(seconds, dtype=np.float64), (nodes,))[rank])
+        if seconds <= 0:
+            continue
+        units = mpes if float(np.asarray(times.module_mpes).max()) > 0 else free
+        unit = min(units, key=lambda u: (units[u], u))
+        recorder.record(rank, unit, units[unit], units[unit] + seconds, name.replace("_", " "), level=level,
+                        direction=direction)
+        units[unit] += seconds
+    for unit, seconds, what in (("mpe0", times.sender, "send (M0)"), ("mpe1", times.receiver, "receive (M1)"),
+                                ("port", price.port_s, "network")):
+        value = float(np.broadcast_to(np.asarray(seconds, dtype=np.float64), (nodes,))[rank])
+        if value > 0:
+            recorder.record(rank, unit, start, start + value, what, level=level, direction=direction)

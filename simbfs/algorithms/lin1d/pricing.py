@@ -22,6 +22,26 @@ the two MPEs that do not communicate (M2, M3). A module whose input is
 smaller than ``lin1d.small_input`` (a handler fed by small messages) runs
 on M1, which receives. M0 pays the MPI overhead of every message sent, M1
 of every message received and of every cluster it notifies.
+
+A level on node i (``price_level``)
+    The modules run as a pipeline (4.2): generators, relays and handlers
+    overlap with each other and with the network, so a node's level lasts
+    as long as its busiest unit, plus the pipeline's fill and drain:
+
+        busy_i = max(clusters_i, M0_i, M1_i, M2/M3_i, inject_i, eject_i,
+                     busiest link) + latency
+
+    ``clusters_i`` is the node's module work on its CPE clusters (at most
+    one cluster per module, the total spread over the clusters), M0 and M1
+    the MPI overheads of the messages sent and received (M1 also handles
+    small inputs and notifies the clusters), M2/M3 the module work when
+    modules run on MPEs. The network carries every phase's pairs (with
+    relay, twice: to the relay and on to the destination) on the fat tree.
+    ``latency`` is the pipeline's fill and drain: one message through every
+    phase. The executed run calls price_level with every node's counts and
+    the engine's loads of the real pairs; the projection with the mean and
+    the busiest node's counts and its closed-form traffic. The collectives
+    that close the level come after (closing_collectives).
 """
 
 from __future__ import annotations
@@ -209,6 +229,55 @@ def node_times(machine: Machine, counts: dict, direction: str, small_share: dict
                      module_mpes=shared(on_mpes, MODULE_MPES) + zeros,
                      sender=np.asarray(messages_out, dtype=np.float64) * messaging.send_overhead_s + zeros,
                      receiver=receiver, modules=placed)
+
+
+@dataclass(frozen=True)
+class LevelPrice:
+    """One level's price on every node (arrays) or on one (scalars): each
+    unit's busy time, the network's terms, and the pipeline's fill and
+    drain. The level's closing collectives are not in it (the executed run
+    hands their bytes to the engine's collectives; the projection prices
+    them with closing_seconds)."""
+
+    times: NodeTimes  # each unit's busy time
+    injection_s: object  # the node's port, sending
+    ejection_s: object  # the node's port, receiving
+    link_s: object  # the busiest link
+    units_s: object  # the busiest of the units and the network terms
+    latency_s: float  # the pipeline's fill and drain
+    bottleneck: str  # which term is largest on the busiest node
+
+    @property
+    def compute_s(self):
+        return self.times.compute
+
+    @property
+    def busy_s(self):
+        """Until the node is ready for the closing collectives."""
+        return self.units_s + self.latency_s
+
+    @property
+    def port_s(self):
+        return np.maximum(self.injection_s, self.ejection_s)
+
+
+def price_level(machine: Machine, counts: dict, direction: str, modules: str, local_vertices, small_share,
+                messages_out, messages_in, *, injection_s, ejection_s, link_s, phases: int,
+                route_latency_s: float) -> LevelPrice:
+    """A level's time from its counts (the module docstring's formula):
+    the units' busy times (node_times, every handler taking ``small_share``
+    of its input from small messages), the network's terms, and the
+    pipeline latency through ``phases`` network phases (none: the
+    generators are only notified)."""
+    times = node_times(machine, counts, direction, {name: small_share for name in HANDLERS}, messages_out,
+                       messages_in, modules, local_vertices)
+    terms = {"compute": times.compute, "injection": injection_s, "ejection": ejection_s, "link": link_s}
+    units = np.maximum(np.maximum(times.compute, injection_s), np.maximum(ejection_s, link_s))
+    latency = (pipeline_latency_s(machine, phases, route_latency_s) if phases
+               else machine.section("cpe_cluster").notify_latency_s)
+    slowest = {name: float(np.max(value)) for name, value in terms.items()}
+    return LevelPrice(times=times, injection_s=injection_s, ejection_s=ejection_s, link_s=link_s, units_s=units,
+                      latency_s=latency, bottleneck=max(slowest, key=slowest.get))
 
 
 def _scaled(demand: ModuleDemand, share) -> ModuleDemand:

@@ -25,9 +25,11 @@ The steps are those of the Checconi & Petrini projection
    are E[ceil] of Poisson pair counts (``poisson_ceil_mean``); the share of
    pairs arriving in messages under ``lin1d.small_input`` is the
    size-biased Poisson tail (``small_share``).
-4. **Machine.** The executed level's prices (pricing.py) on the mean and
-   the busiest node; the busiest node's port at the wire bytes of its own
-   payload; the busiest link from the topology alone
+4. **Machine.** The executed level's price (pricing.price_level) on the
+   mean and the busiest node, walked root by root as the executed run
+   walks them (``walk_root``, the direction chosen by
+   ``TargetDirection``); the busiest node's port at the wire bytes of its
+   own payload; the busiest link from the topology alone
    (``Topology.group_max_link_load``: the mean node's bytes per peer
    within its group, phases 0 and 2, and to the relay at its position in
    every other group, phase 1; directly, one group of all N nodes), and
@@ -42,6 +44,7 @@ from __future__ import annotations
 from ..base import root_done
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -54,6 +57,7 @@ from ...machine.model import Machine
 from ...projection import Growth, grown_degrees, poisson_ceil_mean
 from ...records import LevelRecord
 from ...projection.virtual import Spread, heavy_vertices_at_profile, virtual_nodes
+from ..search import LevelStep, Walk, walk_root
 from . import pricing
 from . import work as lin
 
@@ -126,12 +130,44 @@ def phases(target: Target, remote_pairs: float) -> list:
     return [(own, M - 1, 0.0), (cross, G - 1, 1.0), (relayed, M - 1, 0.0)]
 
 
+@dataclass(frozen=True)
+class TargetLevel:
+    """One level's price at the target: the mean and the busiest node's
+    (pricing.price_level on their counts, with the level's closed-form
+    traffic), the closing collectives, and the level's totals."""
+
+    mean: pricing.LevelPrice
+    busiest: pricing.LevelPrice
+    closing_s: float
+    collective_bytes: float  # what the closing collectives carry
+    messages: float
+    payload_bytes: float
+    pairs: float
+
+    @property
+    def compute_s(self) -> float:
+        return float(np.max(self.mean.compute_s))
+
+    @property
+    def compute_max_s(self) -> float:
+        return float(np.max(self.busiest.compute_s))
+
+    @property
+    def time_s(self) -> float:
+        """The busiest node's level: the pipeline, then the closing collectives."""
+        return float(self.busiest.units_s) + self.busiest.latency_s + self.closing_s
+
+    @property
+    def communication_s(self) -> float:
+        return float(self.busiest.units_s) - self.compute_max_s + self.busiest.latency_s + self.closing_s
+
+
 def price(target: Target, counts_mean: dict, counts_max: dict, direction: str, channels: dict,
-          hub_nodes: float, hubs_per_node: int, loads: tuple) -> tuple[float, dict]:
-    """A level's time on the target and its parts. ``channels``: per
-    channel ("forward", "backward"), the remote pairs the mean node sends;
-    ``loads``: the busiest sender's and the busiest receiver's pairs over
-    the mean node's."""
+          hub_nodes: float, hubs_per_node: int, loads: tuple) -> TargetLevel:
+    """A level at the target. ``channels``: per channel ("forward",
+    "backward"), the remote pairs the mean node sends; ``loads``: the
+    busiest sender's and the busiest receiver's pairs over the mean
+    node's."""
     machine, lin_section = target.machine, target.section
     P = lin_section.pair_bytes
     N = target.nodes
@@ -157,12 +193,6 @@ def price(target: Target, counts_mean: dict, counts_max: dict, direction: str, c
         relayed = parts[2][0] if len(parts) == 3 else 0.0
         mean_counts[f"relayed_{channel}"] = busiest_counts[f"relayed_{channel}"] = relayed
     load, load_in = loads
-    shares = {name: small for name in pricing.HANDLERS}
-    local = target.vertices / N
-    mean_times = pricing.node_times(machine, mean_counts, direction, shares, messages, messages,
-                                    target.options.modules, local)
-    busy_times = pricing.node_times(machine, busiest_counts, direction, shares, messages_at(load),
-                                    messages_at(load_in), target.options.modules, local)
     network = machine.network
     if out_pairs:
         # the busiest sender's (receiver's) own wire bytes: its payload cut into packets, not the
@@ -184,17 +214,50 @@ def price(target: Target, counts_mean: dict, counts_max: dict, direction: str, c
                                 out_wire * out_share, in_wire * in_share), network)
     else:
         inject = link = 0.0
-    compute = float(np.max(busy_times.compute))
-    busy = max(compute, inject, link)
     stages = sum(2 if len(phases(target, pairs)) == 3 else 1 for pairs in channels.values() if pairs > 0)
-    latency = (pricing.pipeline_latency_s(machine, stages, target.route_s) if out_pairs
-               else machine.section("cpe_cluster").notify_latency_s)
+
+    def node(counts: dict, messages_out: float, messages_in: float) -> pricing.LevelPrice:
+        # the port is priced once, at the larger of the busiest node's
+        # sending and receiving, and reported as injection
+        return pricing.price_level(machine, counts, direction, target.options.modules, target.vertices / N, small,
+                                   messages_out, messages_in, injection_s=inject, ejection_s=0.0, link_s=link,
+                                   phases=stages if out_pairs else 0, route_latency_s=target.route_s)
+
     closing, gather = pricing.closing_seconds(machine, N, direction, hub_nodes, hubs_per_node)
-    terms = {"compute": compute, "injection": inject, "link": link}
-    return busy + latency + closing, dict(
-        compute_mean=float(np.max(mean_times.compute)), compute_max=compute, closing=closing,
-        communication=busy - compute + latency + closing, messages=messages * N, payload=out_pairs * P * N,
-        pairs=out_pairs * N, bottleneck=max(terms, key=terms.get), collective_bytes=gather)
+    return TargetLevel(mean=node(mean_counts, messages, messages),
+                       busiest=node(busiest_counts, messages_at(load), messages_at(load_in)),
+                       closing_s=closing, collective_bytes=gather, messages=messages * N,
+                       payload_bytes=out_pairs * P * N, pairs=out_pairs * N)
+
+
+class TargetDirection:
+    """Beamer's policy (simbfs.bfs.direction) in target units: edges scale
+    together, the frontier's vertices with the share of vertices that have
+    an edge. It keeps the profile's unexplored edges as the walk claims
+    vertices."""
+
+    def __init__(self, degree: np.ndarray, growth: Growth, num_vertices: int, optimising: bool, root: int):
+        self.degree = degree
+        self.growth = growth
+        self.n = num_vertices
+        self.optimising = optimising
+        self.unexplored = float(degree.sum() - degree[root])
+
+    def after(self, step: LevelStep, new: np.ndarray) -> str:
+        """The direction of the level after ``step``, which claims ``new``."""
+        if not (self.optimising and len(new)):
+            return step.direction if len(new) else TOP_DOWN
+        edges = float(self.degree[new].sum())
+        return choose_direction(step.direction, frontier_edges=edges, unexplored_edges=self.unexplored - edges,
+                                frontier_vertices=int(round(len(new) * self.growth.vertices)),
+                                prev_frontier_vertices=int(round(len(step.frontier) * self.growth.vertices)),
+                                num_vertices=self.n)
+
+    def next_direction(self, step: LevelStep, new: np.ndarray) -> str:
+        """walk_root's choice after ``step``; its claims' edges are explored."""
+        direction = self.after(step, new)
+        self.unexplored -= float(self.degree[new].sum())
+        return direction
 
 
 class Projector:
@@ -224,16 +287,25 @@ class Projector:
         self.hub_growth = self.growth.of_vertex(float(degree.max()) if degree.size else 1.0) / self.growth.reached_mean
         self.per_virtual_hubs = per_virtual
 
-    def level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray, direction: str,
-              seed: bool, edge_growth: float, next_direction) -> tuple[lin.LevelWork, LevelRecord]:
-        """One level at the target; ``next_direction(work)`` is the policy's
-        choice after it (the closing gather depends on it)."""
+    def edge_growth(self, step: LevelStep) -> float:
+        """How a level's entries and pairs grow to the target: a seed level's
+        by its own frontier's degrees, any other by a reached vertex's."""
+        growth, degree = self.growth, self.layout.degree
+        if not step.seed:
+            return growth.reached_mean
+        weight = float(degree[step.frontier].sum())
+        return float(grown_degrees(growth, degree[step.frontier]).sum()) / weight if weight else growth.mean
+
+    def level(self, step: LevelStep, policy: TargetDirection) -> tuple[lin.LevelWork, LevelRecord, TargetLevel]:
+        """One level at the target; ``policy.after`` chooses the next
+        direction (the closing gather depends on it)."""
         target, layout = self.target, self.layout
         N = target.nodes
+        direction, frontier, seed = step.direction, step.frontier, step.seed
+        edge_growth = self.edge_growth(step)
         options = lin.Lin1DOptions(relay=False, modules=target.options.modules,
                                    direction_optimising=target.options.direction_optimising)
-        step = lin.top_down if direction == TOP_DOWN else lin.bottom_up
-        work = step(layout, frontier, visited, options)
+        work = (lin.top_down if direction == TOP_DOWN else lin.bottom_up)(layout, frontier, step.visited, options)
         kappa = self.V / N if seed else self.per_node_bulk
         spread = Spread(kappa, self.widening, 1.0 if seed else self.hub_growth, N)
         # The busiest target node is the virtual node whose modules take
@@ -267,9 +339,9 @@ class Projector:
         # the closing gather announces the next frontier's hubs (of the next
         # direction's set), as executed; the profile's hubs stand for the
         # target's in the ratio of the two sets
-        nxt = next_direction(work)
-        gathered = lin.gathered_hubs(direction, nxt)
         new = work.new_vertices
+        nxt = policy.after(step, new)
+        gathered = lin.gathered_hubs(direction, nxt)
         hubs_profile = int(layout.hubs(gathered)[new].sum())
         per_virtual = self.per_virtual_hubs[gathered]
         if seed and len(new) <= math.sqrt(layout.n) and nxt == TOP_DOWN:
@@ -277,61 +349,30 @@ class Projector:
         else:
             hub_frontier_t = hubs_profile * self.hubs_t[gathered] * N / (per_virtual * self.V) if per_virtual else 0.0
         hub_nodes = N * -math.expm1(-hub_frontier_t / N) if hub_frontier_t else 0.0
-        time_s, parts = price(target, counts_mean, counts_max, direction, channels, hub_nodes,
-                              self.hubs_t[gathered], loads)
+        priced = price(target, counts_mean, counts_max, direction, channels, hub_nodes, self.hubs_t[gathered], loads)
         record = LevelRecord.with_rest_as_synchronisation(
-            root=root, level=level, direction=direction,
+            root=step.root, level=step.level, direction=direction,
             frontier_vertices=int(round(len(frontier) * vertex_scale)),
             edges_examined=int(round(work.edges_examined * vertex_scale * edge_growth)),
-            messages=int(round(parts["messages"])), bytes=float(round(parts["payload"])), time_s=time_s,
-            compute_s=parts["compute_mean"], communication_s=parts["communication"],
-            compute_max_s=parts["compute_max"], bottleneck=parts["bottleneck"],
-            collective_bytes=float(parts["collective_bytes"] * max(N - 1, 0) / max(N, 1)),
-            edges_sent=int(round(parts["pairs"])))
-        return work, record
+            messages=int(round(priced.messages)), bytes=float(round(priced.payload_bytes)), time_s=priced.time_s,
+            compute_s=priced.compute_s, communication_s=priced.communication_s,
+            compute_max_s=priced.compute_max_s, bottleneck=priced.busiest.bottleneck,
+            collective_bytes=float(priced.collective_bytes * max(N - 1, 0) / max(N, 1)),
+            edges_sent=int(round(priced.pairs)))
+        return work, record, priced
 
-    def root(self, root: int, edgefactor: int) -> tuple[float, float, list]:
-        graph, layout, growth, target = self.graph, self.layout, self.growth, self.target
-        n = graph.num_vertices
-        degree = layout.degree
-        visited = np.zeros(n, dtype=bool)
-        visited[root] = True
-        frontier = np.array([root], dtype=np.int64)
-        unexplored = float(degree.sum() - degree[root])
-        direction = TOP_DOWN
-        seed = True
-        records, total, level = [], 0.0, 0
-        while len(frontier):
-            seed = seed and len(frontier) <= math.sqrt(n) and direction == TOP_DOWN
-            if seed:
-                weight = float(degree[frontier].sum())
-                edge_growth = float(grown_degrees(growth, degree[frontier]).sum()) / weight if weight else growth.mean
-            else:
-                edge_growth = growth.reached_mean
-            def decide(work, direction=direction, frontier=frontier, unexplored=unexplored):
-                """Beamer's policy in target units: edges scale together,
-                the frontier's vertices with the share of vertices that
-                have an edge."""
-                new = work.new_vertices
-                if not (target.options.direction_optimising and len(new)):
-                    return direction if len(new) else TOP_DOWN
-                return choose_direction(direction, frontier_edges=float(degree[new].sum()),
-                                        unexplored_edges=unexplored - float(degree[new].sum()),
-                                        frontier_vertices=int(round(len(new) * growth.vertices)),
-                                        prev_frontier_vertices=int(round(len(frontier) * growth.vertices)),
-                                        num_vertices=n)
+    def root(self, root: int, on_level=None) -> Walk:
+        """The root's walk at the target (walk_root, choosing each next
+        direction by TargetDirection; ``on_level`` sees every level's record
+        and its TargetLevel)."""
+        policy = TargetDirection(self.layout.degree, self.growth, self.graph.num_vertices,
+                                 self.target.options.direction_optimising, root)
 
-            work, record = self.level(root, level, frontier, visited, direction, seed, edge_growth, decide)
-            records.append(record)
-            total += record.time_s
-            new = work.new_vertices
-            visited[new] = True
-            direction = decide(work)
-            unexplored -= float(degree[new].sum())
-            frontier = new
-            level += 1
-        edges = graph.input_edges_in_component(visited) / graph.num_input_edges * edgefactor * target.vertices
-        return edges, total, records
+        def level(step: LevelStep):
+            work, record, priced = self.level(step, policy)
+            return work.new_vertices, record, priced
+
+        return walk_root(self.graph, root, level, next_direction=policy.next_direction, on_level=on_level)
 
 
 def project(graph: Graph, keys, machine: Machine, topology, algorithm, profile_scale: int, target_scale: int,
@@ -344,8 +385,8 @@ def project(graph: Graph, keys, machine: Machine, topology, algorithm, profile_s
              f"{projector.hubs_t['bottom-up']} per node")
 
     def one(root):
-        edges, time_s, records = projector.root(int(root), edgefactor)
+        walk = projector.root(int(root))
         progress(root_done(root))
-        return int(root), edges, time_s, records
+        return int(root), walk.target_edges(graph, edgefactor, projector.target.vertices), walk.time_s, walk.records
 
     return map_in_order(one, keys)
