@@ -181,6 +181,36 @@ def test_modules_share_four_clusters_one_each_at_most():
     assert pricing.shared([1] * 8, 4) == pytest.approx(2)
 
 
+def test_price_level_prices_every_node_as_it_prices_one():
+    """The executed run prices all nodes' counts at once, the projection
+    one node's: the same numbers, node by node; a level without traffic
+    pays only the generators' notification."""
+    machine = load_machine("sunway_taihulight")
+    names = ("frontier_read", "vertices_read", "entries_read", "hub_bits", "hub_entries", "pairs_generated",
+             "backward_in", "answers", "forward_in", "claims", "relayed_forward", "relayed_backward")
+    counts = {name: np.array([1e3 * (i + 1), 4e4 * (i + 1) % 7e4]) for i, name in enumerate(names)}
+    per_node = dict(small=np.array([0.2, 0.0]), out=np.array([40.0, 300.0]), into=np.array([60.0, 250.0]),
+                    inject=np.array([1e-4, 3e-6]), eject=np.array([2e-6, 1.0]))
+    network = dict(link_s=2e-5, phases=2, route_latency_s=1e-6)
+
+    def price(direction, at=slice(None)):
+        return pricing.price_level(machine, {k: v[at] for k, v in counts.items()}, direction, "cpe", 1e6,
+                                   per_node["small"][at], per_node["out"][at], per_node["into"][at],
+                                   injection_s=per_node["inject"][at], ejection_s=per_node["eject"][at], **network)
+
+    for direction in ("top-down", "bottom-up"):
+        every = price(direction)
+        for i in range(2):
+            one = price(direction, i)
+            assert float(one.busy_s) == float(every.busy_s[i]) > 0
+            assert float(one.compute_s) == float(every.compute_s[i])
+            assert float(one.port_s) == float(every.port_s[i])
+        assert every.bottleneck == "ejection"  # node 1's port, receiving, is the slowest term
+    quiet = pricing.price_level(machine, {name: 0.0 for name in names}, "top-down", "cpe", 1e6, 0.0, 0.0, 0.0,
+                                injection_s=0.0, ejection_s=0.0, link_s=0.0, phases=0, route_latency_s=1e-6)
+    assert quiet.busy_s == quiet.latency_s == machine.section("cpe_cluster").notify_latency_s
+
+
 def test_small_messages_are_handled_on_the_receiving_mpe():
     """5: inputs under 1 KB run on the MPE. Node 0 receives 100 pairs
     (800 B) from node 1 and 1,000 (8,000 B) from node 2: 100 small pairs."""
@@ -213,6 +243,28 @@ def test_a_same_scale_projection_keeps_the_executed_level_structure():
     projected = run(RunConfig(**config, mode="project", profile_scale=14))
     shape = [(lv["root"], lv["level"], lv["direction"], lv["edges_examined"]) for lv in executed["levels"]]
     assert [(lv["root"], lv["level"], lv["direction"], lv["edges_examined"]) for lv in projected["levels"]] == shape
+
+
+def test_the_projections_walk_shows_each_level_and_its_price_to_on_level():
+    """An experiment keeps a projected level's details through the walk's
+    on_level instead of copying the walk: it sees every record the walk
+    returns, with the busiest node's price beside it."""
+    from simbfs.algorithms.lin1d.project import Projector
+    from simbfs.engine import Simulation
+
+    machine = load_machine("sunway_taihulight")
+    graph = generate_graph(GraphSpec("kronecker", 12, seed=1))
+    topology = Simulation(machine, 1024, executed=False).topology
+    projector = Projector(graph, machine, topology, get_algorithm("lin1d").options, 12, 16, 16)
+    seen = []
+    walk = projector.root(int(np.argmax(graph.degree)), on_level=lambda step, record, level: seen.append(
+        (step.direction, record, level)))
+    assert [record for _, record, _ in seen] == walk.records and len(seen) > 2
+    assert "bottom-up" in {direction for direction, _, _ in seen}
+    for _, record, level in seen:
+        assert record.time_s == level.time_s > float(level.busiest.busy_s) >= float(level.busiest.compute_s)
+        assert record.bottleneck == level.busiest.bottleneck
+    assert walk.time_s == pytest.approx(sum(record.time_s for record in walk.records), rel=1e-12)
 
 
 def test_small_share_is_the_size_biased_poisson_tail():

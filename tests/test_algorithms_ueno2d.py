@@ -175,6 +175,42 @@ def test_cpu_version_shares_the_host(tsubame):
     assert proc.random_rate == pytest.approx(40 / (255 / 2.93e9))
 
 
+@pytest.mark.parametrize("device, sv, mode", [("gpu", "ttas", ueno.EXPAND_LIST), ("gpu", "atomic", ueno.EXPAND_BITMAP),
+                                              ("cpu", "tas", ueno.EXPAND_LIST)])
+def test_price_level_prices_every_process_as_it_prices_one(tsubame, device, sv, mode):
+    """The executed run prices all processes' counts at once, the
+    projection one process's: the same numbers, process by process, when
+    each is the slowest of its groups; a group's slowest member holds up
+    its allgather."""
+    from simbfs.algorithms.ueno2d import pricing
+
+    arrays = pricing.Counts(
+        expand_mode=mode, own_vertices=np.array([50.0, 3.0]), own_bytes=np.array([120.0, 9.0]),
+        column_bytes=np.array([900.0, 700.0]), row_bytes=np.array([1500.0, 1300.0]),
+        column_vertices=np.array([400.0, 350.0]), row_vertices=np.array([700.0, 650.0]),
+        cq_words=np.array([2048.0, 2048.0]), nonempty_words=np.array([300.0, 280.0]),
+        entries=np.array([8e5, 2e4]), passed=np.array([2e5, 5e3]), sent_bytes=np.array([1.6e6, 4e4]),
+        received=np.array([1.9e5, 6e3]), received_bytes=np.array([1.5e6, 4.5e4]), claimed=np.array([9e4, 2e3]),
+        messages_out=np.array([30.0, 5.0]), messages_in=np.array([28.0, 6.0]))
+    shape = pricing.Shape(n=2.0**20, R=8, C=8)
+    ports, totals = np.array([3e-4, 1e-5]), (np.array([1e3, 80.0]), np.array([1.6e3, 90.0]))
+    every = pricing.price_level(tsubame, device, sv, shape, arrays, ports, 2e-6, *totals)
+    fields = list(arrays.__dataclass_fields__)[1:]  # all but expand_mode
+    ones = [pricing.price_level(tsubame, device, sv, shape,
+                                pricing.Counts(mode, *(float(getattr(arrays, f)[i]) for f in fields)),
+                                float(ports[i]), 2e-6, float(totals[0][i]), float(totals[1][i])) for i in range(2)]
+    for i, one in enumerate(ones):
+        assert float(one.busy_s) == float(every.busy_s[i]) > 0
+        assert float(one.compute_s) == float(every.compute_s[i])
+        assert (float(one.expand_s), float(one.fold_s)) == (float(every.expand_s[i]), float(every.fold_s[i]))
+    assert every.bottleneck == ones[0].bottleneck  # process 0 is the slower in every term
+    together = pricing.price_level(tsubame, device, sv, shape, arrays, ports, 2e-6, *totals,
+                                   column_max=lambda v: np.broadcast_to(np.max(v), (2,)),
+                                   row_max=lambda v: np.broadcast_to(np.max(v), (2,)))
+    assert float(together.expand_s[1]) > float(every.expand_s[1])  # it waits for process 0
+    assert np.array_equal(together.fold_s, every.fold_s)
+
+
 def test_processes_of_a_host_share_its_ports(tsubame):
     """6 processes on 2 hosts: 0 -> 1 stays inside host 0; 0 -> 3 and
     1 -> 4 leave it, so host 0 injects both, and each of its processes
