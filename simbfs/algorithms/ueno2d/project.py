@@ -24,14 +24,15 @@ scale. Every output says "projected" (docs/background/projection.md).
    One in C of them is kept at home (u and v in the same column). Expand
    lists cost the closed-form SIMD-VLQ bytes of a random subset
    (``vlq.expected_bytes_per_value``).
-4. **Machine.** The executed level's prices (pricing.py) on the mean and the
-   busiest process; a host's port carries its k processes' fold (the
-   busiest one and k - 1 typical ones: a processor-row's members are never
-   on one host when R >= k); the network term is the larger of that port
-   and the topology's busiest link (``busiest_link_seconds``: every host's
-   fold spread uniformly, plus the busiest host's excess on its own link),
-   as executed runs price the links; the level ends with the allreduce of
-   the next frontier's size.
+4. **Machine.** The executed level's price (pricing.price_level) on the
+   mean and the busiest process, root by root (``walk_root``); a host's
+   port carries its k processes' fold (the busiest one and k - 1 typical
+   ones: a processor-row's members are never on one host when R >= k);
+   the network term is the larger of that port and the topology's busiest
+   link (``busiest_link_seconds``: every host's fold spread uniformly,
+   plus the busiest host's excess on its own link), as executed runs price
+   the links; the level ends with the allreduce of the next frontier's
+   size.
 """
 
 from __future__ import annotations
@@ -125,8 +126,11 @@ class Projector:
         remote = pairs * (1 - 1 / C)
         entries_t = float(work.entries.sum()) * self.edge_ratio
         claimed = len(work.new_vertices) * self.vertex_ratio
-        seed = frontier_t < P
-        if seed:  # the heaviest frontier vertex's list over the R processes of its column
+        # Not walk_root's seed rule (a frontier of the same few vertices at any
+        # scale): a level whose target frontier has fewer vertices than there
+        # are processes has its busiest process set by one vertex's list
+        # (module docstring, step 2), which no spread over processes gives.
+        if frontier_t < P:  # the heaviest frontier vertex's list over the R processes of its column
             heaviest = float(self.graph.degree[frontier].max()) if len(frontier) else 0.0
             busiest_entries = max(entries_t / P, heaviest * self.growth.of_vertex(heaviest) / R)
             spread_ratio = busiest_entries / max(entries_t / P, 1e-300)
