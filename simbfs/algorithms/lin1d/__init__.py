@@ -4,8 +4,10 @@ the SW26010's CPE clusters.
 
 work.py: the layout (owners, hubs, relay groups) and what each module reads,
 sends and claims, level by level, on the real graph; pricing.py: what the
-modules cost on CPE clusters and MPEs, as pure functions of counts;
-execute.py: the executed run; project.py: its projection; machine_section.py: the ``lin1d:`` section.
+modules cost on CPE clusters and MPEs, as pure functions of counts, and
+``price_level``, a level's time; execute.py: the executed run (a
+RootSearch); project.py: its projection (walk_root); machine_section.py:
+the ``lin1d:`` section.
 """
 
 from ..base import Projection

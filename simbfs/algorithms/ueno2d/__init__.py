@@ -6,8 +6,9 @@ kernels.
 vlq.py: VLQ and SIMD-VLQ coding; work.py: the grid, the blocks and what each
 process sends, gathers, filters and claims, level by level, on the real
 graph; pricing.py: what the kernels, copies and messages cost, as pure
-functions of counts; execute.py: the executed run; project.py: its
-projection; machine_section.py: the ``ueno2d:`` section.
+functions of counts, and ``price_level``, a level's time; execute.py: the
+executed run (a RootSearch); project.py: its projection (walk_root);
+machine_section.py: the ``ueno2d:`` section.
 """
 
 from ..base import Projection
