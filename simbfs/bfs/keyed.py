@@ -29,3 +29,9 @@ def smallest_per_key(keys: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, 
     first = np.ones(len(keys), dtype=bool)
     first[1:] = keys[1:] != keys[:-1]
     return keys[first], values[first]
+
+
+def sum_per_key(keys: np.ndarray, values: np.ndarray, length: int) -> np.ndarray:
+    """The sums of ``values`` by key 0 .. length - 1, as float64 (zeros
+    where a key has none, also when there are no values at all)."""
+    return np.bincount(keys, weights=values, minlength=length).astype(np.float64, copy=False)

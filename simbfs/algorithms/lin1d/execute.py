@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...bfs.direction import TOP_DOWN, choose_direction
+from ...bfs.keyed import sum_per_key
 from ...engine import NULL_RECORDER, Simulation
 from ...errors import UserError
 from ...graph import Graph
@@ -137,9 +138,9 @@ def level_traffic(machine, network, layout: Layout, work: lin.LevelWork) -> Leve
         loads = network.traffic_loads(_matrix(N, traffic.talking, pairs * section.pair_bytes),
                                       _matrix(N, traffic.talking, packets))
         # inputs under lin1d.small_input, message by message (phase by phase)
-        small = (_sum_by(receiver, sum(pricing.small_input(p, machine) for p in phases), N)
-                 / np.maximum(_sum_by(receiver, pairs, N), 1e-300))
-        messages_out, messages_in = _sum_by(sender, messages, N), _sum_by(receiver, messages, N)
+        small = (sum_per_key(receiver, sum(pricing.small_input(p, machine) for p in phases), N)
+                 / np.maximum(sum_per_key(receiver, pairs, N), 1e-300))
+        messages_out, messages_in = sum_per_key(sender, messages, N), sum_per_key(receiver, messages, N)
     else:
         pairs = np.zeros((N, N))
         messages = pairs
@@ -241,11 +242,6 @@ class _Run(RootSearch):
             edges_sent=int(traffic.pairs))
         self.unexplored_edges -= int(self.layout.degree[work.new_vertices].sum())
         self.close_level(record, work.new_vertices, work.new_parents, level.next_direction)
-
-
-def _sum_by(index: np.ndarray, values: np.ndarray, length: int) -> np.ndarray:
-    """The sums of ``values`` by ``index`` (float, also without values)."""
-    return np.bincount(index, weights=values, minlength=length).astype(np.float64, copy=False)
 
 
 def _matrix(nodes: int, at: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...bfs.direction import TOP_DOWN
+from ...bfs.keyed import sum_per_key
 from ...engine import NULL_RECORDER, Simulation
 from ...errors import UserError
 from ...graph import Graph
@@ -132,15 +133,10 @@ def counts_of(layout: Layout, work: ueno.LevelWork, edge_bytes: float, fold: Fol
                   column_bytes=ex.column_bytes, row_bytes=ex.row_bytes, column_vertices=ex.column_vertices,
                   row_vertices=ex.row_vertices, cq_words=work.cq_words, nonempty_words=work.nonempty_words,
                   entries=work.entries, passed=work.passed,
-                  sent_bytes=_sum_by(fold.sender, fold.edges, P) * edge_bytes, received=work.received,
-                  received_bytes=_sum_by(fold.receiver, fold.edges, P) * edge_bytes, claimed=work.claimed,
-                  messages_out=_sum_by(fold.sender, fold.messages, P),
-                  messages_in=_sum_by(fold.receiver, fold.messages, P))
-
-
-def _sum_by(index: np.ndarray, values: np.ndarray, length: int) -> np.ndarray:
-    """The sums of ``values`` by ``index`` (float, also without values)."""
-    return np.bincount(index, weights=values, minlength=length).astype(np.float64, copy=False)
+                  sent_bytes=sum_per_key(fold.sender, fold.edges, P) * edge_bytes, received=work.received,
+                  received_bytes=sum_per_key(fold.receiver, fold.edges, P) * edge_bytes, claimed=work.claimed,
+                  messages_out=sum_per_key(fold.sender, fold.messages, P),
+                  messages_in=sum_per_key(fold.receiver, fold.messages, P))
 
 
 @dataclass(frozen=True)
