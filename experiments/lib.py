@@ -167,7 +167,7 @@ _calibrated: set[str] = set()
 
 
 # --------------------------------------------------- projection checks
-PROJECTION_BAR = 0.10  # the issues' bar: projected within 10% of executed
+PROJECTION_BAR = 0.10  # the validation's bar: projected within 10% of executed
 _EXECUTED: dict = {}
 
 

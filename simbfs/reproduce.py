@@ -64,10 +64,10 @@ VALIDATION_MARK = "\nVALIDATION = True"
 SCRIPTS_DIR = "scripts"
 LOCK = ".reproduce.lock"  # held (simbfs/dirlock.py) by the reproduction writing into DIR
 # The format of a stored script result, part of its key: a result stored in
-# another format is run again. 2: each script's files are those of its own
-# folder (1 guessed them from times in a folder shared with the scripts
-# running beside it, and could list theirs), and each comparison carries the
-# modes of the runs behind it.
+# another format is run again. In format 2 each script's files are those of
+# its own folder, and each comparison carries the modes of the runs behind
+# it. Format 1 (no "format" field) guesses them from their times in a folder
+# shared with the scripts running beside it, so it can list theirs.
 FORMAT = 2
 
 

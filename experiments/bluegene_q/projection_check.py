@@ -1,4 +1,4 @@
-"""Projection checked against execution on BlueGene/Q (issue 3).
+"""Projection checked against execution on BlueGene/Q.
 
 For (nodes, scale) pairs small enough to execute here, run the simulation
 (mode "executed") and the projection from a BFS profile at a smaller scale

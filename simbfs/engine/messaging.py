@@ -3,7 +3,7 @@
 A messaging layer is a small strategy object that says how a node's traffic
 is charged software overhead. The network prices the bytes (ports, links,
 routes); the messaging layer prices the work of the processors that post and
-drain them. Two layers exist today:
+drain them. There are two layers:
 
 * :class:`DirectPackets`: every network packet is posted and received by
   software (BlueGene/Q's SPI, a Cell SPE's DMA puts): ``send_overhead`` per

@@ -155,8 +155,8 @@ def _deep_merge(base: dict, top: dict) -> dict:
 
 
 def _refuse_repeated_keys(overrides) -> None:
-    """A key set twice: which value was meant is not ours to guess (the
-    last one used to win, silently)."""
+    """A key set twice is refused: which value was meant is not ours to
+    guess, and letting the last one win would drop the other silently."""
     given: dict[str, str] = {}
     for override in overrides:
         key, eq, value = override.partition("=")

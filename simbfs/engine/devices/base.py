@@ -1,8 +1,8 @@
 """The contract of a node-internal device.
 
 A device is hardware inside a node that moves data or runs work on the
-node's behalf, with its own timing: a DMA engine today; PCIe links, GPU
-kernels and CPE clusters are the next ones. Each is a class registered in
+node's behalf, with its own timing: a DMA engine, a cluster of CPEs, a
+GPU with its PCIe link. Each is a class registered in
 :data:`simbfs.engine.devices.DEVICES` under the name of its machine-file
 section. The simulation attaches a device to every node of every machine
 whose file has that section, so neither the engine nor the machine model
