@@ -19,8 +19,9 @@ def pytest_addoption(parser):
                           "comparing with them; say why in the commit")
 
 
-# The suite's graphs go to a cache of its own, removed at the end: it used to
-# leave 22 graphs (38 MB) in the user's ~/.cache/simbfs (or $SIMBFS_CACHE).
+# The suite's graphs go to a cache of its own, removed at the end, so that
+# the user's ~/.cache/simbfs (or $SIMBFS_CACHE) does not fill with some 22
+# graphs (38 MB) of the suite's.
 # Set here, before any test runs, so subprocesses inherit it too.
 _SUITE_CACHE: list[str] = []
 

@@ -2,7 +2,7 @@
 projected as a user would (`simbfs run ... --mode project`), each against
 its value and tolerance in ../shared/reference/claims.yaml.
 
-These are the acceptance lines of the Sunway and TSUBAME issues. A known
+These are the Sunway and TSUBAME models' acceptance tests. A known
 miss is an expected failure whose reason gives the measured error and
 points to its explanation in docs/validation.md. Slow (2-25 s each): run
 with ``--runslow``."""

@@ -273,9 +273,10 @@ def test_a_projection_says_projected_everywhere_and_is_deterministic(tmp_path):
 @pytest.mark.parametrize("mode", ["execute", "project"])
 def test_an_algorithm_on_a_machine_without_its_section_is_refused_in_one_line(machine, algorithm, section, mode,
                                                                                capsys):
-    """Was an AttributeError traceback (cp1d-* and cp2d off bluegene_q). The
-    refusal comes before any graph is generated, names the missing section
-    and the machine's own algorithm."""
+    """A machine without the section an algorithm reads (cp1d-* and cp2d
+    off bluegene_q) gets a one-line refusal, not a traceback. The refusal
+    comes before any graph is generated, names the missing section and the
+    machine's own algorithm."""
     args = ["run", machine, "--scale", "12", "--nodes", "64", "--algorithm", algorithm, "--mode", mode, "--quiet"]
     if algorithm.startswith("cell"):
         args += ["--graph", "uniform"]
@@ -292,7 +293,7 @@ def test_an_algorithm_on_a_machine_without_its_section_is_refused_in_one_line(ma
 def test_every_bundled_machine_runs_with_no_options(machine, tmp_path):
     """Each machine file declares its default graph beside its default
     algorithm (cell_be: the paper's uniform directed graph, which fits the
-    SPE local stores; was a refusal naming an arity the graph did not have)."""
+    SPE local stores)."""
     out = tmp_path / "r.json"
     assert main(["run", machine, "--roots", "2", "--quiet", "--json", str(out)]) == 0
     doc = json.loads(out.read_text())
@@ -308,7 +309,8 @@ def test_every_bundled_machine_runs_with_no_options(machine, tmp_path):
     (["bluegene_q", "--graph", "kronecker", "--undirected"], "--undirected applies to uniform graphs"),
 ])
 def test_options_that_do_not_apply_to_the_graph_are_refused(args, words, capsys):
-    """Were silently ignored."""
+    """An option that does not apply is refused rather than silently
+    ignored."""
     assert main(["run", *args, "--scale", "10", "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and words in err
@@ -336,8 +338,8 @@ def test_a_machine_file_that_is_not_utf8_is_one_line(tmp_path):
     ("FILE/x.png", "FILE is a file, not a directory"),
 ])
 def test_bad_plot_targets_are_refused_before_simulating(target, words, tmp_path):
-    """Was a matplotlib traceback after the whole simulation, losing the
-    --json file and the table."""
+    """Refused before simulating, in one line: a matplotlib traceback after
+    the whole simulation would lose the --json file and the table."""
     existing = tmp_path / "afile"
     existing.write_text("")
     target = target.replace("FILE", str(existing))
@@ -365,8 +367,8 @@ def test_a_write_that_fails_after_simulating_still_prints_the_results(tmp_path, 
 
 
 def test_byte_counts_are_integers_in_every_document():
-    """Was 480.0. Every algorithm, executed and projected: the stored
-    regression documents cover them all."""
+    """A byte count is written as 480, never 480.0. Every algorithm,
+    executed and projected: the stored regression documents cover them all."""
     from pathlib import Path
 
     for path in sorted((Path(__file__).parent / "regression" / "expected").glob("*.json")):
@@ -432,18 +434,18 @@ def test_a_hopeless_scale_is_refused_after_a_few_memory_estimates(monkeypatch, c
 
 
 @pytest.mark.parametrize("args,message", [
-    # was "e.g. lin1d:compression=off", not a lin1d option
+    # the example must be one of lin1d's own options
     (["sunway_taihulight", "--algorithm", "lin1d:relay"], "must be written key=value, e.g. lin1d:relay=off"),
     (["tsubame2", "--algorithm", "ueno2d:sv"], "e.g. ueno2d:sv=atomic"),
         (["tsubame2", "--algorithm", "ueno2d:sv=fast"], "ueno2d option sv='fast': sv takes one of atomic, ttas, tas"),
         (["tsubame2", "--algorithm", "ueno2d:svv=tas"], "unknown ueno2d option 'svv' (did you mean sv?)"),
     (["bluegene_q", "--algorithm", "cp1d-spi:"], "(e.g. cp1d-spi:direction-optimising=off)"),
         (["bluegene_q", "--algorithm", "cp1d-spi:threads=0"], "threads takes a positive integer"),
-    # were "drop --directed" and "which is undirected"
+    # the refusal names the option that was given, --undirected
     (["bluegene_q", "--undirected"], "the Graph500 Kronecker graph is always undirected; drop --undirected"),
     (["bluegene_q", "--arity", "4"], "edges per vertex are set by --edgefactor; drop --arity"),
     (["bluegene_q", "--algorithm", "cp1d-sip"], "unknown algorithm 'cp1d-sip' (did you mean cp1d-spi?)"),
-    # the last value used to win, silently
+    # a key given twice is refused, not settled silently by the last value
     (["bluegene_q", "--set", "network.link_bandwidth=1GB/s", "--set", "network.link_bandwidth=2GB/s"],
      "--set network.link_bandwidth is given twice ('1GB/s' and '2GB/s'); give it once"),
 ])

@@ -162,8 +162,8 @@ def test_the_memory_model_fits_scale_24_per_node_with_spi_and_no_more():
     "entry each way), so the model fits 24. For 24 not to fit, each buffer would need more than 10.7 B "
     "per entry, more than any edge format the paper describes (6 B plain, 4 or 8 B compressed): the "
     "paper's MPI code holds something the paper does not list (MPI's own staging copies of the "
-    "all-to-all, or 64-bit pairs). The model used to give 23 only because it charged a vertex header "
-    "per adjacency entry (16.1 GiB), which the layout does not allocate."))
+    "all-to-all, or 64-bit pairs). Charging a vertex header per adjacency entry (16.1 GiB) would give 23, "
+    "but the layout does not allocate one."))
 def test_the_memory_model_fits_scale_23_per_node_with_mpi_and_no_more():
     machine = load_machine("bluegene_q")
     assert fig7.largest_scale_per_node(mpi_memory_bytes, machine) == 23
@@ -308,7 +308,7 @@ def test_fig12_the_1d_code_is_more_than_five_times_faster_than_the_2d_code(quick
     projected at the paper's size. Measured 11-15x from scale-14 profiles
     (8.6x from scale 18). The ratio holds although both values miss their
     own claims (bgq.1d.4096 and bgq.2d.4096, both projected several times
-    too fast; see the script's output and issue 12)."""
+    too fast; see the script's output and docs/validation.md)."""
     _, rows = _quick(quick_experiment, "fig12")
     ratio = fig12.projected_ratio(rows)
     assert ratio is not None and ratio > fig12.MORE_THAN, ratio

@@ -1,7 +1,8 @@
-"""Ctrl-C stops a run at once (issue 31, item 6): a projection used to finish
-the roots running on its thread pool first (11-12 s, up to 40 s on a loaded
-machine), and an executed run let every node's program finish the level in
-which the signal landed, because simpy turns an exception raised inside a
+"""Ctrl-C stops a run at once: a projection stops between roots rather than
+finishing the roots running on its thread pool first (11-12 s, up to 40 s on
+a loaded machine), and an executed run stops before the next event rather
+than letting every node's program finish the level in which the signal
+landed, which simpy would do because it turns an exception raised inside a
 process into that process's failure, delivered later."""
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def test_an_interrupted_map_does_not_wait_for_the_calls_still_running():
     try:
         with pytest.raises(KeyboardInterrupt):
             map_in_order(slow, [0, 1, 2, 3], workers=2)
-        # a pool's `with` block would have waited here until item 0 ended
+        # a pool's `with` block would wait here until item 0 ended
         assert 0 not in finished
     finally:
         release.set()

@@ -1,13 +1,13 @@
-"""Output paths as in every Unix tool (issue 31, item 1): ``-`` is standard
+"""Output paths as in every Unix tool: ``-`` is standard
 output, a device or a named pipe is written in place, a link is followed
 and its target replaced safely, a directory or an unwritable path is
 refused before the run. Each flag (--json, --csv, --plot, --trace) on each
 kind of path.
 
-Before the fix every output was written to a temporary file and renamed
-over the path: /dev/stdout became a regular file, a link was replaced by a
-file, a named pipe was replaced (its reader hung), and ``-`` made a file
-named ``-``.
+Only a regular file is written to a temporary file and renamed over the
+path: done to anything else, the rename would make /dev/stdout a regular
+file, replace a link by a file, replace a named pipe (its reader hangs),
+and make a file named ``-``.
 """
 
 from __future__ import annotations
@@ -57,8 +57,9 @@ def test_a_dash_writes_standard_output_and_the_report_goes_to_stderr(flag, tmp_p
 
 
 def test_a_link_to_standard_output_is_written_not_replaced(tmp_path, capfdbinary):
-    """Was: exit 0, no JSON printed, and (as root) /dev/stdout turned into a
-    40 KB regular file. Tested on a link of our own to /proc/self/fd/1 (what
+    """The JSON is printed through the link, which stays a link: renamed
+    over, it would print nothing and (as root) turn /dev/stdout into a 40 KB
+    regular file. Tested on a link of our own to /proc/self/fd/1 (what
     /dev/stdout is), so that a regression cannot replace the system's."""
     link = tmp_path / "stdout"
     link.symlink_to("/proc/self/fd/1")
@@ -104,7 +105,8 @@ def test_a_dangling_link_creates_its_target(tmp_path):
 
 @pytest.mark.parametrize("flag", FLAGS)
 def test_a_named_pipe_is_written_to_its_reader(flag, tmp_path):
-    """Was: the pipe replaced by a file, its reader left waiting forever."""
+    """The pipe's reader gets the output; a file in the pipe's place would
+    leave its reader waiting forever."""
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
     received = {}

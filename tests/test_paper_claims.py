@@ -1,6 +1,5 @@
-"""What users asked the output for (issue 31, item 14): the run's wall time,
-and, when a run is a claim's setup, the paper's value and the error beside
-the prediction."""
+"""What users ask the output for: the run's wall time, and, when a run is
+a claim's setup, the paper's value and the error beside the prediction."""
 
 from __future__ import annotations
 

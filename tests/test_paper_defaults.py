@@ -1,5 +1,5 @@
-"""Issue 15, item 1: each machine runs its paper's own code by default,
-and every run says whether its algorithm is the paper's code."""
+"""Each machine runs its paper's own code by default, and every run says
+whether its algorithm is the paper's code."""
 
 import pytest
 
@@ -8,8 +8,8 @@ from simbfs.runner import RunConfig, run
 @pytest.mark.parametrize("machine,algorithm", [("bluegene_q", "cp1d-spi"), ("cell_be", "cell-overlap"),
                                                ("sunway_taihulight", "lin1d"), ("tsubame2", "ueno2d")])
 def test_each_machine_runs_its_papers_code_by_default(machine, algorithm):
-    """Issue 15, item 1: `simbfs run MACHINE` runs the paper's algorithm (on
-    the Cell, on the paper's uniform graph), and the header says so."""
+    """`simbfs run MACHINE` runs the paper's algorithm (on the Cell, on the
+    paper's uniform graph), and the header says so."""
     from simbfs.report import format_run
 
     doc = run(RunConfig(machine=machine, roots=1, scale=12 if machine != "cell_be" else None))
@@ -24,9 +24,9 @@ def test_the_header_says_when_the_code_is_generic():
 
 
 def test_the_document_records_the_resolved_machine(tmp_path):
-    """Issue 15, item 6: the JSON names every parameter as resolved, after
-    extends (bluegene_q_calibrated extends bluegene_q) and --set, with its
-    source, and the simbfs version."""
+    """The JSON names every parameter as resolved, after extends
+    (bluegene_q_calibrated extends bluegene_q) and --set, with its source,
+    and the simbfs version."""
     from simbfs import __version__
     from simbfs.machine import load_machine
 

@@ -1,6 +1,6 @@
-"""Projections reach the network only through the Topology contract (issue
-32, item 2): a network key moves a projection the way it moves the
-executed run, and leaves it alone where execution does not move."""
+"""Projections reach the network only through the Topology contract: a
+network key moves a projection the way it moves the executed run, and
+leaves it alone where execution does not move."""
 
 import pytest
 
@@ -17,9 +17,10 @@ def teps(machine, algorithm, nodes, scale, mode, overrides=()):
 
 def test_lin1d_projection_ignores_a_header_that_execution_ignores():
     # Top-down lin1d at 1,024 nodes: the executed run is bound by its
-    # modules, not the wire. The projection used to price the busiest port
-    # at the mean node's packets times the load, which multiplied one
-    # packet's header by the load: 16-fold headers cost it 3%.
+    # modules, not the wire, so 16-fold headers must not move the
+    # projection either. Pricing the busiest port at the mean node's packets
+    # times the load would multiply one packet's header by the load, and
+    # cost the projection 3%.
     header = f"network.packet_header={max(load_machine('sunway_taihulight').network.packet_header_bytes, 1) * 16:.0f} B"
     algorithm = "lin1d:direction-optimising=off"
     for mode in ("execute", "project"):
@@ -30,9 +31,9 @@ def test_lin1d_projection_ignores_a_header_that_execution_ignores():
 @pytest.mark.parametrize("override", ["network.oversubscription=18", "network.link_bandwidth=0.35GB/s"])
 def test_ueno2d_projection_sees_the_links_that_execution_sees(override):
     # TSUBAME2 at 64 processes: the executed run prices the fat tree's
-    # links; the projection used to price the hosts' ports alone, so an
-    # oversubscribed core (452.3 -> 449.4 MTEPS executed, one root) left it
-    # at 445.3. It now moves the same way.
+    # links, and so does the projection. Pricing the hosts' ports alone, it
+    # would stay at 445.3 MTEPS under an oversubscribed core that moves the
+    # executed run (one root) from 452.3 to 449.4.
     moves = {}
     for mode in ("execute", "project"):
         base = teps("tsubame2", "ueno2d", 64, 14, mode)

@@ -2,8 +2,8 @@
 
 Every algorithm, executed and projected, on every machine where it runs
 (tests/regression/cases.txt), must give exactly the document stored in
-tests/regression/expected/. The restructure of the cost model moves code,
-not results: a number that changes is a change of behaviour. A change meant
+tests/regression/expected/. Restructuring the cost model moves code, not
+results: a number that changes is a change of behaviour. A change meant
 to alter a document regenerates it with ``--regenerate`` and says why in its
 commit (tests/regression/compare.py lists what moved, and by how much).
 
@@ -14,9 +14,9 @@ CPU may move the last bit of a few numbers: numpy dispatches its dot
 products (BLAS) and its exp and log to kernels chosen for the CPU
 (AVX2, AVX-512), which round differently. So every string, integer and key
 must be equal, and every real number equal to within
-``FLOAT_NOISE`` (relative). That is a thousand times finer than any change of
-the model so far: the smallest, the Cell's DMA set-up cycles, moved TEPS
-by 7e-4.
+``FLOAT_NOISE`` (relative). That is a thousand times finer than a change of
+the model: one as small as the Cell's DMA set-up cycles moves TEPS by
+7e-4.
 """
 
 from __future__ import annotations

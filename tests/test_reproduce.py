@@ -1,9 +1,9 @@
-"""simbfs reproduce (issue 15, item 4): every figure script of a paper,
-one HTML page with every claim of the paper and every figure, a claims
-table, a miss as a verdict, and a re-run that runs nothing. Issue 31: with
-scripts running at once, each script's files are exactly those it wrote
-(item 2); every row of the claims table says how its numbers were obtained
-(item 11); a refused command creates nothing (item 10)."""
+"""simbfs reproduce: every figure script of a paper, one HTML page with
+every claim of the paper and every figure, a claims table, a miss as a
+verdict, and a re-run that runs nothing. With scripts running at once,
+each script's files are exactly those it wrote; every row of the claims
+table says how its numbers were obtained; a refused command creates
+nothing."""
 
 import base64
 import csv
@@ -56,12 +56,12 @@ def _files_under(folder):
 
 
 def test_with_two_jobs_each_script_lists_exactly_the_files_it_wrote(two_papers):
-    """Issue 31, item 2: the old report decided a script's files from their
-    times in a folder shared by the scripts running at once, and listed
-    (and showed) the others' files too. Each script writes into its own
-    folder, DIR/<machine>/<script>/; what it lists is exactly that folder,
-    every file of which is one the script's own source names, under no
-    other script; the page shows under each script exactly its pictures."""
+    """Each script writes into its own folder, DIR/<machine>/<script>/:
+    deciding a script's files from their times in a folder shared by the
+    scripts running at once would list (and show) the others' files too.
+    What a script lists is exactly its folder, every file of which is one
+    the script's own source names, under no other script; the page shows
+    under each script exactly its pictures."""
     out, status = two_papers
     assert status == 0
     records = _records(out)
@@ -116,11 +116,11 @@ MODE = re.compile(rf"({'|'.join(MODES)})( \+ ({'|'.join(MODES)}))*(, calibrated)
 
 
 def test_every_row_of_the_claims_table_says_how_its_numbers_were_obtained(two_papers):
-    """Issue 31, item 11: the mode column said "see the script" on every
-    Cell row and nothing on the claims no script compared. Every row now
-    says executed, projected or modelled (or a combination, calibrated if
-    so), from the runs behind its comparisons, or that no run of this
-    reproduction is behind it: 'not run (tests)', 'not run'."""
+    """Every row's mode says executed, projected or modelled (or a
+    combination, calibrated if so), from the runs behind its comparisons,
+    or that no run of this reproduction is behind it: 'not run (tests)',
+    'not run'; never "see the script", and never nothing, not even on the
+    claims no script compared."""
     out, _ = two_papers
     with open(out / "claims.csv") as stream:
         rows = list(csv.DictReader(stream))
@@ -142,8 +142,8 @@ def test_every_row_of_the_claims_table_says_how_its_numbers_were_obtained(two_pa
 
 
 def test_a_stored_result_of_another_format_is_run_again(tmp_path, monkeypatch):
-    """Issue 31, item 2: a report made when the files were guessed must not
-    be reused: the stored result's format is part of its key. And a script
+    """A result stored in another format (one whose files were guessed, say)
+    is not reused: the stored result's format is part of its key. And a script
     run again starts from an empty folder: a file an earlier run left there
     is not listed as this run's."""
     calibration = [p for p in reproduce.scripts("cell_be") if p.stem == "calibration"]
@@ -193,9 +193,8 @@ def test_a_report_of_the_first_format_is_run_again_and_its_shared_folder_cleared
     (None, "a_file", "is a file"),
 ])
 def test_a_refused_reproduction_creates_nothing(tmp_path, monkeypatch, capsys, claims, out, words):
-    """Issue 31, item 10: a bad SIMBFS_CLAIMS was found only after --out had
-    been created. Everything is checked first: one line, exit status 2,
-    nothing created."""
+    """Everything is checked before --out is created, a bad SIMBFS_CLAIMS
+    too: one line, exit status 2, nothing created."""
     (tmp_path / "broken.yaml").write_text("claims: [\n")
     (tmp_path / "empty.yaml").write_text("a: 1\n")
     (tmp_path / "a_file").write_text("not a folder\n")
@@ -253,8 +252,8 @@ def test_checks_of_simbfs_itself_run_only_when_asked():
 
 def test_the_closing_summary_counts_every_claim_once():
     """The command's last line groups the verdicts; the groups add up to
-    the claims, whatever verdicts occur (the 2026-11-27 run's seven kinds,
-    which the old line counted as 48 of 50)."""
+    the claims, whatever verdicts occur (here a full reproduction's seven
+    kinds, of which a summary that leaves one out counts 48 of 50)."""
     from simbfs.reproduce import verdict_summary
     verdicts = (["within"] * 14 + ["MISS"] * 10 + ["reproduced"] * 8 + ["NOT reproduced"] * 8
                 + ["tested exactly"] * 6 + ["not compared in this run"] * 2 + ["compared (no tolerance)"] * 2)

@@ -1,5 +1,5 @@
-"""The test suite leaves the user's graph cache alone (issue 31, item 13:
-it wrote 22 graphs, 38 MB, into ~/.cache/simbfs)."""
+"""The test suite leaves the user's graph cache alone (it would otherwise
+write some 22 graphs, 38 MB, into ~/.cache/simbfs)."""
 
 import os
 import subprocess

@@ -1,15 +1,15 @@
-"""simbfs sweep (issue 15, item 3): a grid of runs on Dask, resumable.
+"""simbfs sweep: a grid of runs on Dask, resumable.
 Checked: a sweep on a local cluster of 2 workers gives the runs' own
 results; an interrupted sweep re-run ends with every point exactly once and
 a finished one computes nothing; keys follow the complete configuration; a
 failing point is recorded and does not stop the sweep; bad input is
 refused in one line before anything runs.
 
-Issue 31: Ctrl-C (SIGINT to the process group) on a parallel sweep prints
-one line and keeps what finished (item 3); a second sweep into a directory
-in use is refused (item 4); Dask says nothing when port 8787 is taken
-(item 8); a refused sweep creates nothing (item 10); a failed point fails
-the command and is retried by a re-run (item 12)."""
+Ctrl-C (SIGINT to the process group) on a parallel sweep prints one line
+and keeps what finished; a second sweep into a directory in use is
+refused; Dask says nothing when port 8787 is taken; a refused sweep
+creates nothing; a failed point fails the command and is retried by a
+re-run."""
 
 import csv
 import json
@@ -113,7 +113,7 @@ def test_a_sweep_file_carries_values_with_commas(tmp_path):
     (["--grid", "algorithm=ueno2d,ueno3d"], "--grid algorithm=ueno3d: unknown algorithm"),
 ])
 def test_bad_grids_are_refused_in_one_line(grid, message, tmp_path, capsys):
-    """Issue 31, item 10: a refused sweep creates nothing, not even --out."""
+    """A refused sweep creates nothing, not even --out."""
     assert main(["sweep", "tsubame2", "--out", str(tmp_path / "out"), "--quiet", *grid]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith("simbfs: error: ") and message in err
@@ -149,8 +149,8 @@ def test_an_unreachable_scheduler_is_a_users_error(tmp_path, monkeypatch):
 
 
 def test_an_executed_run_reports_each_root_to_a_progress_bar():
-    """Issue 15, item 5: on a terminal the roots advance a bar (tqdm); the
-    bar gets the roots' count, one label per root and an end."""
+    """On a terminal the roots advance a bar (tqdm); the bar gets the
+    roots' count, one label per root and an end."""
     seen = []
 
     def bar(total, unit):
@@ -167,7 +167,7 @@ def test_an_executed_run_reports_each_root_to_a_progress_bar():
                                                ("bluegene_q", "cp2d"), ("sunway_taihulight", "lin1d"),
                                                ("tsubame2", "ueno2d")])
 def test_a_projection_reports_each_root_to_the_progress_bar(machine, algorithm):
-    """Issue 15, item 5: a projection's profile advances the bar root by root."""
+    """A projection's profile advances the bar root by root."""
     seen = []
 
     def bar(total, unit):
@@ -197,9 +197,9 @@ class _NotingBar:
     ("bluegene_q", "cp2d", 32), ("cell_be", "cell-overlap", None), ("sunway_taihulight", "lin1d", 16),
     ("tsubame2", "ueno2d", 16)])
 def test_an_executed_run_shows_each_level_as_it_ends(machine, algorithm, nodes):
-    """Issue 15, item 5 (levels): every executed algorithm hands each
-    finished level to the progress display, in the order of the result's
-    level records, so a long root shows where it is."""
+    """Every executed algorithm hands each finished level to the progress
+    display, in the order of the result's level records, so a long root
+    shows where it is."""
     shown = _NotingBar()
     doc = run(RunConfig(machine=machine, algorithm=algorithm, nodes=nodes, scale=12, roots=2),
               bar=lambda total, unit: shown)
@@ -231,8 +231,8 @@ TINY_SWEEP = ["sweep", "tsubame2", "--scale", "12", "--roots", "1", "--no-valida
 
 
 def test_a_failed_point_fails_the_command_and_a_rerun_retries_it(tmp_path, capsys):
-    """Issue 31, item 12: a failed point is not done: the command exits 1
-    and names it, and a re-run computes it again (and only it)."""
+    """A failed point is not done: the command exits 1 and names it, and a
+    re-run computes it again (and only it)."""
     args = [*TINY_SWEEP, "--grid", "nodes=64,96", "--jobs", "1", "--out", str(tmp_path)]
     assert main(args) == 1
     captured = capsys.readouterr()
@@ -251,8 +251,8 @@ def test_a_failed_point_fails_the_command_and_a_rerun_retries_it(tmp_path, capsy
 
 
 def test_a_second_sweep_into_a_busy_directory_is_refused(tmp_path, capsys):
-    """Issue 31, item 4: while a sweep holds DIR, another one into DIR is
-    refused before any work, in one line; once the first is done it runs."""
+    """While a sweep holds DIR, another one into DIR is refused before any
+    work, in one line; once the first is done it runs."""
     args = [*TINY_SWEEP, "--grid", "nodes=16,64", "--jobs", "1", "--out", str(tmp_path)]
     first = sweep.SweepStore(tmp_path)
     first.prepare()
@@ -288,9 +288,9 @@ def test_a_dead_sweeps_lock_is_released(tmp_path):
 
 
 def test_a_parallel_sweep_says_nothing_when_port_8787_is_taken(tmp_path, capfd, recwarn):
-    """Issue 31, item 8: Dask's scheduler started an HTTP server on 8787
-    even with the dashboard off, and warned on stderr when the port was
-    taken. No dashboard, no warning."""
+    """Dask's scheduler starts an HTTP server on 8787 even with the
+    dashboard off, and warns on stderr when the port is taken; the sweep
+    starts no dashboard and prints no warning."""
     taken = socket.socket()
     try:
         taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -308,10 +308,10 @@ def test_a_parallel_sweep_says_nothing_when_port_8787_is_taken(tmp_path, capfd, 
 
 
 def test_ctrl_c_on_a_parallel_sweep_prints_one_line_and_keeps_what_finished(tmp_path):
-    """Issue 31, item 3: a terminal's Ctrl-C signals the whole process
-    group, Dask's worker processes too; they used to print ~60 lines of
-    tracebacks. Now: one line, exit status 130, finished points kept, no
-    process left behind."""
+    """A terminal's Ctrl-C signals the whole process group, Dask's worker
+    processes too, which would each print tracebacks (~60 lines in all).
+    The sweep prints one line, exits with status 130, keeps the finished
+    points and leaves no process behind."""
     out = tmp_path / "out"
     seeds = 40  # far more than finish before the signal
     command = [sys.executable, "-m", "simbfs", "sweep", "tsubame2", "--nodes", "16", "--scale", "12",

@@ -1,8 +1,8 @@
-"""--trace (issue 15, item 2): a run as a Trace Event Format timeline. The
-roots run one after another, so the trace spans exactly the sum of their
-times; in a bulk-synchronous code a node's work, waits and collectives tile
-its whole run; a trace never changes the timing; selections and the
-default cap keep large runs usable; a projection's trace is labelled so."""
+"""--trace: a run as a Trace Event Format timeline. The roots run one
+after another, so the trace spans exactly the sum of their times; in a
+bulk-synchronous code a node's work, waits and collectives tile its whole
+run; a trace never changes the timing; selections and the default cap keep
+large runs usable; a projection's trace is labelled so."""
 
 import json
 
@@ -90,7 +90,7 @@ def test_a_projection_traces_its_representative_node_and_says_so(tmp_path, capsy
     (["--trace", "{tmp}/t.json", "--trace-nodes", "3-1"], "not a range"),
     (["--trace", "{tmp}/t.json", "--trace-levels", "x"], "numbers and ranges"),
     (["--trace", "{tmp}/no/such/dir/t.json"], "does not exist"),
-    # was accepted, and the trace held no node
+    # a range beyond the run's nodes would leave the trace with no node
     (["--trace", "{tmp}/t.json", "--trace-nodes", "600-700"], "asks for node 600, but the run has 32 nodes, "
                                                               "numbered 0-31"),
     (["--trace", "{tmp}/t.json", "--trace-nodes", "0-3,32"], "asks for node 32"),
