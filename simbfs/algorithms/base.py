@@ -116,6 +116,15 @@ class Algorithm:
     projection: Projection | None = None
     memory_uncertainty: float = 0.0
 
+    def __init__(self, name: str, options=None):
+        """``name`` as the command line gives it; ``options``: the variant's
+        options dataclass (default: the class's ``options``). ``layouts``
+        keeps the layout of the last graph it was asked for."""
+        self.name = name
+        if options is not None:
+            self.options = options
+        self.layouts = LayoutCache()
+
     @property
     def takes_options(self) -> bool:
         return bool(self.OPTIONS)

@@ -29,7 +29,7 @@ from ...engine import NULL_RECORDER, Simulation
 from ...errors import UserError
 from ...graph import Graph
 from ...records import LevelRecord, RootRun
-from ..base import Algorithm, LayoutCache
+from ..base import Algorithm
 from ..search import RootSearch
 from . import pricing
 from . import work as lin
@@ -46,13 +46,9 @@ class Lin1D(Algorithm):
     paper = "003"
     directed_graphs = False
     OPTIONS = lin.OPTIONS
+    options = Lin1DOptions()
     requires = ("lin1d", "cpe_cluster")
     memory_uncertainty = 0.05
-
-    def __init__(self, name: str, options: Lin1DOptions = Lin1DOptions()):
-        self.name = name
-        self.options = options
-        self._layouts = LayoutCache()
 
     @property
     def summary(self) -> str:
@@ -100,7 +96,7 @@ class Lin1D(Algorithm):
     def layout(self, graph: Graph, sim: Simulation) -> Layout:
         section = sim.machine.section("lin1d")
         key = (sim.nodes, section.group_size, section.hubs_top_down, section.hubs_bottom_up)
-        return self._layouts.get(graph, key, lambda: Layout(graph, *key))
+        return self.layouts.get(graph, key, lambda: Layout(graph, *key))
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         return _Run(self, sim, graph, root, recorder).execute()

@@ -25,7 +25,7 @@ from ...engine import NULL_RECORDER, Simulation
 from ...errors import UserError
 from ...graph import Graph
 from ...records import LevelRecord, RootRun
-from ..base import Algorithm, LayoutCache
+from ..base import Algorithm
 from ..search import RootSearch
 from . import pricing
 from . import work as ueno
@@ -55,13 +55,9 @@ class Ueno2D(Algorithm):
     paper = "004"
     directed_graphs = False
     OPTIONS = ueno.OPTIONS
+    options = Ueno2DOptions()
     requires = ("ueno2d", "gpu")
     memory_uncertainty = 0.05
-
-    def __init__(self, name: str, options: Ueno2DOptions = Ueno2DOptions()):
-        self.name = name
-        self.options = options
-        self._layouts = LayoutCache()
 
     @property
     def summary(self) -> str:
@@ -97,7 +93,7 @@ class Ueno2D(Algorithm):
         return per_host * max(building, device_bytes)
 
     def layout(self, graph: Graph, processes: int) -> Layout:
-        return self._layouts.get(graph, processes, lambda: Layout(graph, processes))
+        return self.layouts.get(graph, processes, lambda: Layout(graph, processes))
 
     def run(self, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER) -> RootRun:
         return _Run(self, sim, graph, root, recorder).execute()
