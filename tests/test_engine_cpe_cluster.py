@@ -1,8 +1,9 @@
-"""The SW26010 CPE clusters (simbfs/engine/devices/cpe_cluster.py) on the
-bundled sunway_taihulight machine. Every expected value is fixed by a source
-other than the code: the paper's text (seed 003, claims sunway.dma,
-sunway.cpes_needed, sunway.register_bus), the swCandle measurements of
-hardware-sources.md B (SWC), or arithmetic worked by hand in the test."""
+"""The SW26010 CPE clusters (simbfs/engine/devices/cpe_cluster.py). Every
+expected value is fixed by a source other than the code: on the bundled
+sunway_taihulight machine, the paper's text (seed 003, claims sunway.dma,
+sunway.cpes_needed, sunway.register_bus) and the swCandle measurements of
+hardware-sources.md B (SWC); on the fixture machine (tests/conftest.py,
+SECTIONS["cpe_cluster"]), arithmetic worked by hand in the test."""
 
 from dataclasses import replace
 
@@ -15,10 +16,15 @@ from simbfs.engine import TimelineRecorder
 from simbfs.engine.devices import attach_devices
 from simbfs.engine.devices.cpe_cluster import CPEClusters
 from simbfs.errors import UserError
-from simbfs.machine import load_machine, machines_dir
+from simbfs.machine import load_machine
+from tests.conftest import tiny_machine, tiny_raw
 
 MACHINE = load_machine("sunway_taihulight")
 CPE = MACHINE.section("cpe_cluster")
+# the fixture's clusters: 2 of 8 CPEs; DMA 1 GB/s at 8 B, +1 GB/s per
+# doubling of the chunk to 4 GB/s at 64 B and beyond, reached by 2 CPEs;
+# shuffle 2 GB/s; 4 producers, 2 routers, 2 consumers of 1 KiB; 64 B batches
+TINY = tiny_machine("cpe_cluster").section("cpe_cluster")
 GB = 1e9
 
 
@@ -69,10 +75,10 @@ def test_the_shuffle_carries_10_GB_in_one_second():
 
 
 @pytest.mark.parametrize("buffers", [1, 2, 4, 8])
-def test_consumers_buffer_4096_destinations_over_the_buffers_each_needs(buffers):
-    # 16 consumers x 64 KiB / 256 B batches = 4096 (003, 4.3, Fig. 6)
-    assert CPE.consumer_destinations(buffers) == 4096 // buffers
-    assert CPE.consumer_destinations() == 4096
+def test_consumers_buffer_32_destinations_over_the_buffers_each_needs(buffers):
+    # by hand: 2 consumers x 1 KiB / 64 B batches = 32
+    assert TINY.consumer_destinations(buffers) == 32 // buffers
+    assert TINY.consumer_destinations() == 32
 
 
 def test_four_buffers_per_destination_give_the_papers_1024_destinations():
@@ -81,15 +87,15 @@ def test_four_buffers_per_destination_give_the_papers_1024_destinations():
 
 
 def test_a_reaction_module_is_bounded_by_reads_and_writes_sharing_the_dma():
-    # by hand: 28.9 GB read in 256 B chunks is 1 s of the cluster's DMA, and
-    # 28.9 GB written in 256 B batches another 1 s of the same port: 2 s;
-    # the 10 GB shuffle alone would take 1 s and is hidden behind it
-    assert CPE.reaction_seconds(28.9 * GB, 256, 10 * GB, 28.9 * GB) == pytest.approx(2.0)
+    # by hand: 4 GB read in 64 B chunks is 1 s of the cluster's DMA (4 GB/s),
+    # and 4 GB written in 64 B batches another 1 s of the same port: 2 s;
+    # the 2 GB shuffle alone would take 1 s and is hidden behind it
+    assert TINY.reaction_seconds(4 * GB, 64, 2 * GB, 4 * GB) == pytest.approx(2.0)
 
 
 def test_a_reaction_module_is_bounded_by_the_shuffle_when_it_is_slower():
-    # by hand: 20 GB shuffled at 10 GB/s = 2 s, above 2 x 5.78 GB / 28.9 GB/s = 0.4 s of DMA
-    assert CPE.reaction_seconds(5.78 * GB, 256, 20 * GB, 5.78 * GB) == pytest.approx(2.0)
+    # by hand: 4 GB shuffled at 2 GB/s = 2 s, above 2 x 0.8 GB / 4 GB/s = 0.4 s of DMA
+    assert TINY.reaction_seconds(0.8 * GB, 64, 4 * GB, 0.8 * GB) == pytest.approx(2.0)
 
 
 def test_the_dma_bound_of_a_reaction_is_the_papers_theoretical_14_5_GB_s():
@@ -104,15 +110,16 @@ def test_the_dma_bound_of_a_reaction_is_the_papers_theoretical_14_5_GB_s():
 
 
 def test_a_reaction_module_reads_small_chunks_at_the_curves_rate():
-    # by hand: 8.27 GB read in 64 B chunks at the 64 B point (8.27 GB/s) is 1 s
-    assert CPE.reaction_seconds(8.27 * GB, 64, 0, 0) == pytest.approx(1.0)
+    # by hand: 32 B chunks are 2 of the 3 doublings from 8 B (1 GB/s) to
+    # 64 B (4 GB/s), so 3 GB/s: 3 GB read in them take 1 s
+    assert TINY.reaction_seconds(3 * GB, 32, 0, 0) == pytest.approx(1.0)
 
 
 def test_too_few_producers_bound_a_reaction_module_by_their_own_dma_rate():
-    # by hand: 4 producers reach 4/16 of 28.9 GB/s = 7.225 GB/s, so reading
-    # 7.225 GB takes them 1 s while the cluster's port would need 0.25 s
-    few = replace(CPE, layout=replace(CPE.layout, producers=4))
-    assert few.reaction_seconds(7.225 * GB, 256, 0, 0) == pytest.approx(1.0)
+    # by hand: 1 producer reaches 1/2 of 4 GB/s = 2 GB/s, so reading 2 GB
+    # takes it 1 s while the cluster's port would need 0.5 s
+    few = replace(TINY, layout=replace(TINY.layout, producers=1))
+    assert few.reaction_seconds(2 * GB, 64, 0, 0) == pytest.approx(1.0)
 
 
 # ------------------------------------------------------------ other values
@@ -132,8 +139,10 @@ def test_the_shuffle_layout_fills_the_8x8_mesh_by_columns():
 
 
 # --------------------------------------------------------------- bad values
-def _sunway_with(tmp_path, change) -> str:
-    raw = yaml.safe_load((machines_dir() / "sunway_taihulight.yaml").read_text())
+def _refused(tmp_path, change) -> str:
+    """The fixture machine's file with ``change`` made to its cpe_cluster
+    section: the loader's message, which names the file."""
+    raw = tiny_raw("cpe_cluster")
     change(raw["cpe_cluster"])
     path = tmp_path / "machine.yaml"
     path.write_text(yaml.safe_dump(raw, sort_keys=False))
@@ -146,17 +155,18 @@ def _sunway_with(tmp_path, change) -> str:
 
 def test_a_layout_with_more_cpes_than_the_cluster_is_refused(tmp_path):
     def change(section):
-        section["shuffle_layout"]["producers"]["value"] = 48
+        section["shuffle_layout"]["producers"]["value"] = 8
 
-    message = _sunway_with(tmp_path, change)
-    assert "cpe_cluster.shuffle_layout" in message and "80 CPEs" in message and "64" in message
+    # 8 producers + 2 routers + 2 consumers, in a cluster of 8 CPEs
+    message = _refused(tmp_path, change)
+    assert "cpe_cluster.shuffle_layout" in message and "12 CPEs" in message and "the 8 of a cluster" in message
 
 
 def test_a_bandwidth_without_its_unit_is_refused(tmp_path):
     def change(section):
         section["register_bus"]["value"] = "10 GB"
 
-    message = _sunway_with(tmp_path, change)
+    message = _refused(tmp_path, change)
     assert "cpe_cluster.register_bus" in message and "2 GB/s" in message  # the example of a bandwidth
 
 
@@ -164,21 +174,21 @@ def test_zero_cpes_to_saturate_is_refused(tmp_path):
     def change(section):
         section["cpes_to_saturate"]["value"] = 0
 
-    assert "cpe_cluster.cpes_to_saturate: must be greater than zero" in _sunway_with(tmp_path, change)
+    assert "cpe_cluster.cpes_to_saturate: must be greater than zero" in _refused(tmp_path, change)
 
 
 def test_an_unsorted_curve_is_refused(tmp_path):
     def change(section):
         section["dma_curve"]["points"].reverse()
 
-    assert "cpe_cluster.dma_curve: points must be sorted by increasing chunk" in _sunway_with(tmp_path, change)
+    assert "cpe_cluster.dma_curve: points must be sorted by increasing chunk" in _refused(tmp_path, change)
 
 
 def test_a_value_without_a_source_is_refused(tmp_path):
     def change(section):
         del section["batch"]["source"]
 
-    message = _sunway_with(tmp_path, change)
+    message = _refused(tmp_path, change)
     assert "cpe_cluster.batch" in message and "source" in message
 
 
@@ -192,12 +202,12 @@ def test_every_sunway_node_gets_its_four_clusters_and_other_machines_none():
 
 
 def test_modules_take_the_first_free_cluster_first_come_first_served():
-    # five 1 us modules on a node's four clusters: four start at once, the
-    # fifth waits for the first cluster to come free; a module asking for
-    # cluster 2 waits behind the one holding it
+    # three 1 us modules, 1 ns apart, on the fixture node's two clusters: two
+    # start at once, the third waits for the first cluster to come free; a
+    # module asking for cluster 1 waits behind the one holding it
     env = simpy.Environment()
     recorder = TimelineRecorder()
-    node = CPEClusters(env, CPE, owner=7, recorder=recorder)
+    node = CPEClusters(env, TINY, owner=7, recorder=recorder)
     done = []
 
     def module(name, delay, cluster=None):
@@ -205,15 +215,15 @@ def test_modules_take_the_first_free_cluster_first_come_first_served():
         index = yield env.process(node.work(1e-6, name, cluster))
         done.append((name, index, round(env.now * 1e9)))
 
-    for i in range(5):
+    for i in range(3):
         env.process(module(f"m{i}", i * 1e-9))
-    env.process(module("c2", 10e-9, cluster=2))
+    env.process(module("c1", 10e-9, cluster=1))
     env.run()
-    assert done[:4] == [("m0", 0, 1000), ("m1", 1, 1001), ("m2", 2, 1002), ("m3", 3, 1003)]
-    # m4 came before c2 and takes the first cluster to free (0); c2 waits for cluster 2
-    assert sorted(done[4:]) == [("c2", 2, 2002), ("m4", 0, 2000)]
+    assert done[:2] == [("m0", 0, 1000), ("m1", 1, 1001)]
+    # m2 came before c1 and takes the first cluster to free (0); c1 waits for cluster 1
+    assert sorted(done[2:]) == [("c1", 1, 2001), ("m2", 0, 2000)]
     spans = {span.what: span for span in recorder.spans}
-    assert spans["m4"].resource == "cpe_cluster0" and spans["m4"].node == 7
-    assert (spans["m4"].start_s, spans["m4"].end_s) == pytest.approx((1000e-9, 2000e-9))
-    assert spans["c2"].resource == "cpe_cluster2"
+    assert spans["m2"].resource == "cpe_cluster0" and spans["m2"].node == 7
+    assert (spans["m2"].start_s, spans["m2"].end_s) == pytest.approx((1000e-9, 2000e-9))
+    assert spans["c1"].resource == "cpe_cluster1"
     assert all(resource.count == 0 and not resource.queue for resource in node.clusters)

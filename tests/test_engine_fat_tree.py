@@ -16,8 +16,8 @@ from simbfs.engine.network import Network
 from simbfs.engine.topology import FatTree
 from simbfs.engine.topology.base import group_traffic
 from simbfs.errors import UserError
-from simbfs.machine import load_machine, machines_dir
-from tests.conftest import enumerated_link_loads, tiny_machine
+from simbfs.machine import load_machine
+from tests.conftest import enumerated_link_loads, tiny_machine, tiny_raw
 
 # (nodes, supernode_size, oversubscription): full and partial last
 # supernodes, K dividing the supernode size or not, K = 1, one supernode,
@@ -131,8 +131,12 @@ def test_a_message_pays_one_hop_latency_per_link():
 
 
 # ------------------------------------------------------- machine files
-def sunway_with(tmp_path, **network):
-    raw = yaml.safe_load((machines_dir() / "sunway_taihulight.yaml").read_text())
+def refused(tmp_path, **network):
+    """The fixture machine's file as a fat tree of supernodes of 4,
+    oversubscribed 1:2, with ``network`` keys changed (None: removed): the
+    loader's message, which names the file."""
+    raw = tiny_raw(**{"network.topology": "fat_tree", "network.supernode_size": {"value": 4, "source": "test"},
+                      "network.oversubscription": {"value": 2, "source": "test"}})
     for key, value in network.items():
         if value is None:
             raw["network"].pop(key)
@@ -148,22 +152,22 @@ def sunway_with(tmp_path, **network):
 
 
 def test_oversubscription_above_the_supernode_size_is_refused(tmp_path):
-    message = sunway_with(tmp_path, oversubscription={"value": 512, "source": "t"})
-    assert "network.oversubscription: 512 exceeds network.supernode_size 256" in message
+    message = refused(tmp_path, oversubscription={"value": 8, "source": "t"})
+    assert "network.oversubscription: 8 exceeds network.supernode_size 4" in message
 
 
 def test_oversubscription_below_one_is_refused(tmp_path):
-    message = sunway_with(tmp_path, oversubscription={"value": 0.5, "source": "t"})
+    message = refused(tmp_path, oversubscription={"value": 0.5, "source": "t"})
     assert "network.oversubscription: must be at least 1" in message
 
 
 def test_a_fat_tree_needs_its_supernode_size(tmp_path):
-    message = sunway_with(tmp_path, supernode_size=None)
+    message = refused(tmp_path, supernode_size=None)
     assert "network.supernode_size: missing; a fat tree needs it" in message
 
 
 def test_supernode_size_must_be_a_whole_number(tmp_path):
-    message = sunway_with(tmp_path, supernode_size={"value": 2.5, "source": "t"})
+    message = refused(tmp_path, supernode_size={"value": 2.5, "source": "t"})
     assert "network.supernode_size: must be a whole number" in message
 
 
