@@ -278,14 +278,17 @@ def test_a_layout_is_never_handed_to_another_graph():
 
 
 def test_price_level_of_hand_counted_rounds():
-    """One round on two SPEs, at cell_be's cycles and 3.2 GHz: SPE 0
-    gathers 3 lists (10 each + 20 to issue), dispatches 100 edges in 4
-    portions (0.177 and 198.3 each) and tests 50 received edges in 2
-    portions (25.47 and 172.3 each); SPE 1 does nothing but issue its
-    empty DMA list. Every DMA issue costs 20 cycles."""
+    """One round on two SPEs, at the fixture machine's cycles
+    (tests/conftest.py, SECTIONS["spe"]) and 1 GHz: SPE 0 gathers 3 lists
+    (2 each + 10 to issue: 16), dispatches 100 edges of 3 lists in 4
+    portions and 30 quadwords (1, 3, 100 and 2 each: 569) and tests 50
+    received edges in 2 portions and 15 quadwords (20, 100 and 4 each:
+    1,260); SPE 1 does nothing but issue its empty DMA list. Every DMA
+    issue costs 10 cycles."""
     from types import SimpleNamespace
 
     from simbfs.algorithms.cell.pricing import price_level
+    from tests.conftest import tiny_machine
 
     def pair(a, b):
         return np.array([[a, b]], dtype=np.float64)
@@ -293,8 +296,8 @@ def test_price_level_of_hand_counted_rounds():
     plan = SimpleNamespace(lists=pair(3, 0), edges_out=pair(100, 0), portions_out=pair(4, 0),
                            quadwords_out=pair(30, 0), edges_in=pair(50, 0), portions_in=pair(2, 0),
                            quadwords_in=pair(15, 0))
-    price = price_level(CELL.section("spe"), 3.2e9, plan)
-    assert price.gather_issue_s[0] == pytest.approx([50 / 3.2e9, 20 / 3.2e9])
-    assert price.dispatch_s[0] == pytest.approx([(100 * 0.177 + 4 * 198.3) / 3.2e9, 0.0])
-    assert price.bitmap_s[0] == pytest.approx([(50 * 25.47 + 2 * 172.3) / 3.2e9, 0.0])
-    assert price.fetch_issue_s == price.commit_issue_s == price.alltoall_issue_s == pytest.approx(20 / 3.2e9)
+    price = price_level(tiny_machine("spe").section("spe"), 1e9, plan)
+    assert price.gather_issue_s[0] == pytest.approx([16e-9, 10e-9])
+    assert price.dispatch_s[0] == pytest.approx([569e-9, 0.0])
+    assert price.bitmap_s[0] == pytest.approx([1260e-9, 0.0])
+    assert price.fetch_issue_s == price.commit_issue_s == price.alltoall_issue_s == pytest.approx(10e-9)

@@ -96,33 +96,40 @@ def test_grid_shapes_and_bad_node_counts():
 
 
 def test_bitmap_working_set_beyond_the_cache_raises_the_access_cost():
-    """Closed form: bitmaps of S bytes, touched alone, miss with probability
-    m = 1 - cache / S (0 when they fit; Che's approximation of one
-    structure), an access waits (1 - m) x 82 + m x 400 cycles (BG/Q's L2
-    and DDR latencies), and a bitmap test of 4 issue cycles costs
-    max(4 + latency, 4 threads x 4) cycles."""
+    """Closed form, on the fixture machine (tests/conftest.py: a 1 MiB
+    cache, 10 cycles a hit, 100 a miss; a bitmap test issues 1 cycle, an
+    edge entry 3) with 4 threads on one core: bitmaps of S bytes, touched
+    alone, miss with probability m = 1 - cache / S (0 when they fit; Che's
+    approximation of one structure), an access waits (1 - m) x 10 + m x 100
+    cycles, and a bitmap test costs max(1 + latency, 4 threads x 1) cycles."""
     from simbfs.algorithms.cp1d import pricing
 
-    machine = load_machine("bluegene_q")
-    cache = 32 * 2**20
+    machine = tiny_machine("node.memory_hierarchy", "cp1d",
+                           **{"node.threads_per_core": {"value": 4, "source": "test"}})
+    cache = 2**20
 
     def costs(bitmap_bytes, ops):
         residents = pricing.Residents(bitmaps=bitmap_bytes, parents=0.0, buffers=0.0)
-        return pricing.op_cycles(machine, 64, residents, ops, compression=False)
+        return pricing.op_cycles(machine, 4, residents, ops, compression=False)
 
     fits = costs(cache / 2, {"bitmap_test": 1.0})
-    assert fits["bitmap_test"] == pytest.approx(4 + 82)
+    assert fits["bitmap_test"] == pytest.approx(1 + 10)
     thrashing = costs(4 * cache, {"bitmap_test": 1.0})
-    assert thrashing["bitmap_test"] == pytest.approx(4 + 0.25 * 82 + 0.75 * 400)
+    assert thrashing["bitmap_test"] == pytest.approx(1 + 0.25 * 10 + 0.75 * 100)  # 78.5
     assert thrashing["edge_entry"] == fits["edge_entry"] == 4 * 3  # streamed, no latency
     # The node's bitmaps: In over n/C vertices, Out and Vis over n/R.
     assert cp2d_pricing.bitmap_working_set_bytes(2**32, 64, 64) == (2**26 + 2 * 2**26) / 8
 
 
 def test_a_smaller_cache_slows_the_scan(graph):
+    """On the fixture machine (misses 10x the latency of hits), a 16 B cache
+    more than doubles the compute of a search that fits a 1 MiB one."""
     root = int(search_keys(graph, 1, seed=3)[0])
-    big = ALGORITHMS["cp2d"].run(Simulation(bgq(4), 4), graph, root)
-    small = ALGORITHMS["cp2d"].run(Simulation(bgq(4, "node.memory_hierarchy.cache_size=16 B"), 4), graph, root)
+    fits = tiny_machine("node.memory_hierarchy", "cp1d")
+    tiny_cache = tiny_machine("node.memory_hierarchy", "cp1d",
+                              **{"node.memory_hierarchy.cache_size": {"value": "16 B", "source": "test"}})
+    big = ALGORITHMS["cp2d"].run(Simulation(fits, 4), graph, root)
+    small = ALGORITHMS["cp2d"].run(Simulation(tiny_cache, 4), graph, root)
     assert np.array_equal(big.parent, small.parent)
     assert sum(lv.compute_s for lv in small.levels) > 2 * sum(lv.compute_s for lv in big.levels)
 

@@ -1,7 +1,9 @@
 """lin1d, Lin et al.'s BFS on Sunway TaihuLight (seed 003): every executed
 run validates, the relay groups and connection counts follow the paper's
 arithmetic, the module counters conserve pairs, the resource checks refuse
-what does not fit, and the pricing matches hand-worked values."""
+what does not fit, and the pricing matches values worked by hand on the
+fixture machine (tests/conftest.py, SECTIONS["cpe_cluster"] and
+SECTIONS["lin1d"])."""
 
 from __future__ import annotations
 
@@ -17,6 +19,17 @@ from simbfs.errors import UserError
 from simbfs.graph import GraphSpec, generate_graph
 from simbfs.machine import load_machine
 from simbfs.runner import RunConfig, run
+from tests.conftest import tiny_machine
+
+# The fixture's node (1 GHz): 2 clusters, DMA 1 GB/s at 8 B to 4 GB/s at
+# 64 B and beyond (+1 GB/s per doubling), shuffle 2 GB/s, 4 producers, 2
+# routers, 2 consumers of 1 KiB scratch pad, 64 B batches; MPE 1 GB/s, 100 ns
+# per memory access, 10 cycles per pair; 10 B pairs, 8 B entries, 8 B
+# random accesses (8 ns each at 1 GB/s), inputs under 1000 B on the MPE,
+# messages of at most 4000 B.
+TINY = tiny_machine("cpe_cluster", "lin1d")
+COUNTERS = ("frontier_read", "vertices_read", "entries_read", "hub_bits", "hub_entries", "pairs_generated",
+            "backward_in", "answers", "forward_in", "claims", "relayed_forward", "relayed_backward")
 
 
 @pytest.fixture(scope="module")
@@ -105,72 +118,79 @@ def test_direct_cpe_is_refused_when_the_consumers_spm_cannot_buffer_every_destin
 
 
 def test_a_cluster_module_is_priced_by_the_reaction_rule_by_hand():
-    """A Backward Handler receiving 1e6 pairs of 8 B and answering 2.5e5 of
-    them: read 8 MB, shuffle 8 MB at 10 GB/s (0.8 ms), write 2 MB; the
-    cluster's port moves 10 MB at 28.9 GB/s (0.346 ms); producers (32 CPEs)
-    and consumers (16) are each at full bandwidth. So 0.8 ms."""
-    machine = load_machine("sunway_taihulight")
-    zero = {name: 0.0 for name in ("frontier_read", "vertices_read", "entries_read", "hub_bits", "hub_entries",
-                                   "pairs_generated", "backward_in", "answers", "forward_in", "claims",
-                                   "relayed_forward", "relayed_backward")}
+    """Fixture machine. A Backward Handler receiving 1e6 pairs of 10 B and
+    answering 2.5e5 of them: read 10 MB, shuffle 10 MB at 2 GB/s (5 ms),
+    write 2.5 MB; the cluster's port moves 12.5 MB at 4 GB/s (3.125 ms);
+    producers (4 CPEs) and consumers (2) are each at full bandwidth. So 5 ms."""
+    zero = {name: 0.0 for name in COUNTERS}
     counts = dict(zero, backward_in=1e6, answers=2.5e5)
+    demand = pricing.demands(TINY, counts, "bottom-up")["backward_handler"]
+    assert float(pricing.cluster_seconds(TINY, demand)) == pytest.approx(5e-3)
+    # on an MPE: 12.5 MB at 1 GB/s (12.5 ms), 1e6 tests of 100 ns (100 ms),
+    # 1e6 x 10 cycles at 1 GHz (10 ms)
+    assert float(pricing.mpe_seconds(TINY, demand)) == pytest.approx(122.5e-3)
+
+
+def test_on_the_sunway_a_handler_on_the_mpe_is_over_ten_times_slower():
+    """Fig. 11's CPE/MPE: on the bundled machine, the Backward Handler of
+    1e6 pairs (2.5e5 answered) takes over 10x longer on an MPE than on a
+    CPE cluster."""
+    machine = load_machine("sunway_taihulight")
+    counts = dict({name: 0.0 for name in COUNTERS}, backward_in=1e6, answers=2.5e5)
     demand = pricing.demands(machine, counts, "bottom-up")["backward_handler"]
-    assert float(pricing.cluster_seconds(machine, demand)) == pytest.approx(8e6 / 10e9)
-    # on an MPE: 10 MB at 9.4 GB/s, 1e6 tests of 69 ns, 1e6 x 20 cycles at 1.45 GHz
-    expected = 10e6 / 9.4e9 + 1e6 * 69e-9 + 1e6 * 20 / 1.45e9
-    assert float(pricing.mpe_seconds(machine, demand)) == pytest.approx(expected)
-    assert expected / (8e6 / 10e9) > 10  # a handler on the MPE is over 10x slower (Fig. 11's CPE/MPE)
+    assert float(pricing.mpe_seconds(machine, demand)) / float(pricing.cluster_seconds(machine, demand)) > 10
 
 
 def test_a_bitmap_larger_than_the_routers_and_consumers_scratch_pads_costs_a_read_per_slice():
-    """The shuffle takes an item to the CPE holding its bit, and only the 16
-    routers and 16 consumers are on its way (Fig. 6): 32 x 64 KiB =
-    2,097,152 B hold bits. A Backward Handler testing 1e8 hub entries of 8 B
-    (a bottom-up level's unvisited hubs' entries, is each u in the
-    frontier?) against the bitmap of 5e7 local vertices (6.25e6 B, 3
-    slices) reads
-    them 3 times: 2.4e9 B at 28.9 GB/s = 83.0 ms, above the shuffle's
-    8e8 B at 10 GB/s = 80 ms; with 1e6 local vertices (one slice) the
-    shuffle bounds it. At the headline's 26.97M vertices per node (2^40
-    over 40,768) a bitmap takes 2 slices, and the second read hides under
-    the shuffle."""
-    machine = load_machine("sunway_taihulight")
-    cpe = machine.section("cpe_cluster")
+    """Fixture machine. The shuffle takes an item to the CPE holding its
+    bit, and only the 2 routers and 2 consumers are on its way (Fig. 6):
+    4 x 1 KiB = 4,096 B hold bits. A Backward Handler testing 1e6 hub
+    entries of 8 B (a bottom-up level's unvisited hubs' entries, is each u
+    in the frontier?), each shuffled as a 10 B pair, against the bitmap of
+    80,000 local vertices (10,000 B, 3 slices) reads them 3 times:
+    2.4e7 B at 4 GB/s = 6 ms, above the shuffle's 1e7 B at 2 GB/s = 5 ms;
+    with 8,000 local vertices (one slice, 2 ms of reading) the shuffle
+    bounds it."""
+    cpe = TINY.section("cpe_cluster")
+    assert cpe.bitmap_passes(4096) == 1 and cpe.bitmap_passes(4097) == 2
+    assert cpe.bitmap_passes(10_000) == 3 and cpe.bitmap_passes(0) == 1
+    counts = dict({name: 0.0 for name in COUNTERS}, hub_entries=1e6)
+    for local, expected in ((80_000, 6e-3), (8_000, 5e-3)):
+        demand = pricing.demands(TINY, counts, "bottom-up", local)["backward_handler"]
+        assert float(pricing.cluster_seconds(TINY, demand)) == pytest.approx(expected, rel=1e-12)
+        # the MPE tests each item at a memory latency, slices or not: 8e6 B
+        # at 1 GB/s (8 ms), 1e6 x 100 ns (100 ms), 1e6 x 10 cycles (10 ms)
+        assert float(pricing.mpe_seconds(TINY, demand)) == pytest.approx(118e-3)
+
+
+def test_on_the_sunway_the_headlines_bitmap_takes_two_slices():
+    """The bundled machine: 16 routers and 16 consumers x 64 KiB hold
+    2,097,152 B of bits (Fig. 6); at the headline's 26.97M vertices per node
+    (2^40 over 40,768) a bitmap takes 2 slices, and the second read hides
+    under the shuffle."""
+    cpe = load_machine("sunway_taihulight").section("cpe_cluster")
     assert cpe.bitmap_passes(2_097_152) == 1 and cpe.bitmap_passes(2_097_153) == 2
-    assert cpe.bitmap_passes(6.25e6) == 3 and cpe.bitmap_passes(0) == 1
     assert cpe.bitmap_passes(2 ** 40 / 40768 / 8) == 2
-    zero = {name: 0.0 for name in ("frontier_read", "vertices_read", "entries_read", "hub_bits", "hub_entries",
-                                   "pairs_generated", "backward_in", "answers", "forward_in", "claims",
-                                   "relayed_forward", "relayed_backward")}
-    counts = dict(zero, hub_entries=1e8)
-    for local, expected in ((5e7, 3 * 8e8 / 28.9e9), (1e6, 8e8 / 10e9)):
-        demand = pricing.demands(machine, counts, "bottom-up", local)["backward_handler"]
-        assert float(pricing.cluster_seconds(machine, demand)) == pytest.approx(expected, rel=1e-12)
-        # the MPE tests each item at a memory latency, slices or not
-        assert float(pricing.mpe_seconds(machine, demand)) == pytest.approx(
-            8e8 / 9.4e9 + 1e8 * 69e-9 + 1e8 * 20 / 1.45e9)
 
 
 def test_the_forward_handler_is_a_dispose_module_priced_by_hand():
     """003, Fig. 1: the Forward Handler is a dispose module; 4.3: a dispose
     module splits its input over the CPEs (no shuffle); 2.1: it "checks the
-    frontier, and updates the result in main memory". 1e6 pairs arrive and
-    2e5 vertices are claimed: the 64 CPEs stream 8e6 B at 28.9 GB/s
-    (0.277 ms) and make 1.2e6 random 8 B accesses at the 8 B point of the
-    DMA curve, 1.95 GB/s (4.92 ms). A top-down level's kept hub entries are
-    tested the same way; a bottom-up level's go to the Backward Handler."""
-    machine = load_machine("sunway_taihulight")
-    zero = {name: 0.0 for name in ("frontier_read", "vertices_read", "entries_read", "hub_bits", "hub_entries",
-                                   "pairs_generated", "backward_in", "answers", "forward_in", "claims",
-                                   "relayed_forward", "relayed_backward")}
-    demand = pricing.demands(machine, dict(zero, forward_in=1e6, claims=2e5), "bottom-up", 1e6)["forward_handler"]
+    frontier, and updates the result in main memory". Fixture machine: 1e6
+    pairs of 10 B arrive and 2e5 vertices are claimed: the CPEs stream
+    1e7 B at 4 GB/s (2.5 ms) and make 1.2e6 random 8 B accesses at the 8 B
+    point of the DMA curve, 1 GB/s (9.6 ms). A top-down level's kept hub
+    entries are tested the same way, but stream 8 B each (2 ms); a
+    bottom-up level's go to the Backward Handler."""
+    zero = {name: 0.0 for name in COUNTERS}
+    demand = pricing.demands(TINY, dict(zero, forward_in=1e6, claims=2e5), "bottom-up", 1e6)["forward_handler"]
     assert demand.shuffled_bytes == 0
-    expected = 8e6 / 28.9e9 + 1.2e6 * 8 / 1.95e9
-    assert float(pricing.cluster_seconds(machine, demand)) == pytest.approx(expected, rel=1e-12)
-    top_down = pricing.demands(machine, dict(zero, hub_entries=1e6, claims=2e5), "top-down", 1e6)
-    assert float(pricing.cluster_seconds(machine, top_down["forward_handler"])) == pytest.approx(expected, rel=1e-12)
+    assert float(pricing.cluster_seconds(TINY, demand)) == pytest.approx(2.5e-3 + 9.6e-3, rel=1e-12)
+    top_down = pricing.demands(TINY, dict(zero, hub_entries=1e6, claims=2e5), "top-down", 1e6)
+    assert float(pricing.cluster_seconds(TINY, top_down["forward_handler"])) == pytest.approx(2e-3 + 9.6e-3,
+                                                                                             rel=1e-12)
     assert top_down["backward_handler"].items == 0
-    bottom_up = pricing.demands(machine, dict(zero, hub_entries=1e6), "bottom-up", 1e6)
+    bottom_up = pricing.demands(TINY, dict(zero, hub_entries=1e6), "bottom-up", 1e6)
     assert bottom_up["forward_handler"].items == 0 and bottom_up["backward_handler"].items == 1e6
 
 
@@ -212,15 +232,17 @@ def test_price_level_prices_every_node_as_it_prices_one():
 
 
 def test_small_messages_are_handled_on_the_receiving_mpe():
-    """5: inputs under 1 KB run on the MPE. Node 0 receives 100 pairs
-    (800 B) from node 1 and 1,000 (8,000 B) from node 2: 100 small pairs."""
-    machine = load_machine("sunway_taihulight")
+    """5: inputs under lin1d.small_input run on the MPE. Fixture machine
+    (10 B pairs, under 1000 B is small, messages of at most 4000 B): node 0
+    receives 50 pairs (500 B) from node 1 and 500 (5,000 B) from node 2:
+    50 small pairs."""
     pairs = np.zeros((3, 3))
-    pairs[1, 0], pairs[2, 0] = 100, 1000
-    assert pricing.small_pairs([pairs], machine)[0] == 100
-    # a peer's pairs in two phases are two messages, each judged on its own
-    assert pricing.small_pairs([pairs / 10, pairs / 10], machine)[0] == 2 * (10 + 100)
-    assert pricing.messages(pairs, machine)[2, 0] == math.ceil(8000 / 65536)
+    pairs[1, 0], pairs[2, 0] = 50, 500
+    assert pricing.small_pairs([pairs], TINY)[0] == 50
+    # a peer's pairs in two phases are two messages, each judged on its own:
+    # 5 pairs (50 B) and 50 (500 B), both small, twice
+    assert pricing.small_pairs([pairs / 10, pairs / 10], TINY)[0] == 2 * (5 + 50)
+    assert pricing.messages(pairs, TINY)[2, 0] == 2  # 5,000 B in messages of 4,000 B
 
 
 @pytest.mark.parametrize("nodes, scale, profile", [(64, 16, 14), (128, 16, 14)])

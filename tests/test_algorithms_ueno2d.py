@@ -1,8 +1,9 @@
 """ueno2d, Ueno & Suzumura's 2D BFS on GPUs (seed 004): the exact claims
 (Table 1's grids, the expand threshold, scale 23 per GPU), executed runs that
 validate and match networkx's levels, SV filtering against a brute force,
-the kernel and copy prices against hand-worked values, processes sharing a
-host's ports, and the projection against execution."""
+the kernel and copy prices against values worked by hand (on the fixture
+machine of tests/conftest.py), processes sharing a host's ports, and the
+projection against execution."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from simbfs.errors import UserError
 from simbfs.graph import GraphSpec, generate_graph
 from simbfs.machine import load_machine
 from simbfs.runner import RunConfig, run
+from tests.conftest import tiny_machine
 
 
 @pytest.fixture(scope="module")
@@ -160,19 +162,24 @@ def test_kernel_price_by_hand():
     assert proc.kernel_seconds() == 0.0  # nothing to do: no launch
 
 
-def test_pcie_copy_price_by_hand(tsubame):
-    gpu = tsubame.section("gpu")
-    assert gpu.copy_seconds(6e9, 3) == pytest.approx(3 * 10e-6 + 1.0)
+def test_pcie_copy_price_by_hand():
+    """Fixture machine: PCIe at 2 GB/s and 1 us a copy; 4 GB in 3 copies."""
+    gpu = tiny_machine("gpu").section("gpu")
+    assert gpu.copy_seconds(4e9, 3) == pytest.approx(3 * 1e-6 + 2.0)
     assert gpu.copy_seconds(0.0) == 0.0
 
 
-def test_cpu_version_shares_the_host(tsubame):
-    """device=cpu: a process gets a third of the host's 42 GB/s and 24 MiB
-    L3, and 8 threads x 5 misses in flight at 87 ns (255 cycles)."""
-    proc = cpu_processor(tsubame)
-    assert proc.stream_Bps == pytest.approx(14e9)
-    assert proc.cache_bytes == 8 * 2**20
-    assert proc.random_rate == pytest.approx(40 / (255 / 2.93e9))
+def test_cpu_version_shares_the_host():
+    """device=cpu, on the fixture machine with 2 processes per host: a
+    process gets half of the host's 1 GB/s, 1 MiB cache and one core at
+    1 GHz, and 4 threads x 5 misses in flight at 100 cycles (100 ns)."""
+    machine = tiny_machine("node.memory_hierarchy", "gpu", "ueno2d",
+                           **{"network.processes_per_host": {"value": 2, "source": "test"}})
+    proc = cpu_processor(machine)
+    assert proc.stream_Bps == pytest.approx(0.5e9)
+    assert proc.cache_bytes == 2**19
+    assert proc.random_rate == pytest.approx(20 / 100e-9)
+    assert proc.op_rate == pytest.approx(0.5e9)
 
 
 @pytest.mark.parametrize("device, sv, mode", [("gpu", "ttas", ueno.EXPAND_LIST), ("gpu", "atomic", ueno.EXPAND_BITMAP),
@@ -211,21 +218,22 @@ def test_price_level_prices_every_process_as_it_prices_one(tsubame, device, sv, 
     assert np.array_equal(together.fold_s, every.fold_s)
 
 
-def test_processes_of_a_host_share_its_ports(tsubame):
-    """6 processes on 2 hosts: 0 -> 1 stays inside host 0; 0 -> 3 and
-    1 -> 4 leave it, so host 0 injects both, and each of its processes
-    reports the host's port time."""
-    sim = Simulation(tsubame, 6)
+def test_processes_of_a_host_share_its_ports():
+    """Fixture machine with 3 processes per host (1000 B packets, 24 B
+    headers, 1 GB/s ports). 6 processes on 2 hosts: 0 -> 1 stays inside
+    host 0; 0 -> 3 and 1 -> 4 leave it, so host 0 injects both, and each of
+    its processes reports the host's port time."""
+    sim = Simulation(tiny_machine(**{"network.processes_per_host": {"value": 3, "source": "test"}}), 6)
     assert sim.topology.nodes == 2
     network = sim.context().network
     payload = np.zeros((6, 6))
     payload[0, 1] = 1e6
-    payload[0, 3] = 2048.0 * 100
-    payload[1, 4] = 2048.0 * 100
+    payload[0, 3] = 1000.0 * 100
+    payload[1, 4] = 1000.0 * 100
     loads = network.traffic_loads(payload)
-    wire = 2 * 100 * (2048 + 26)  # two messages of 100 full packets
-    assert loads.inject_s.tolist() == pytest.approx([wire / 5.6e9] * 3 + [0.0] * 3)
-    assert loads.eject_s.tolist() == pytest.approx([0.0] * 3 + [wire / 5.6e9] * 3)
+    wire = 2 * 100 * (1000 + 24)  # two messages of 100 full packets: 204,800 B
+    assert loads.inject_s.tolist() == pytest.approx([wire / 1e9] * 3 + [0.0] * 3)  # 204.8 us at 1 GB/s
+    assert loads.eject_s.tolist() == pytest.approx([0.0] * 3 + [wire / 1e9] * 3)
     assert loads.messages_out.tolist() == [1, 1, 0, 0, 0, 0]
 
 
