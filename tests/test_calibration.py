@@ -1,6 +1,6 @@
 """One-point calibration (simbfs/calibration.py): the search against closed
 forms, and `simbfs calibrate` on a machine whose answer is known in closed
-form."""
+form (the fixture machine of tests/conftest.py, written to a file)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from simbfs.calibration import CannotCalibrate, solve
 from simbfs.cli import main
 from simbfs.graph import GraphSpec, generate_graph
 from simbfs.machine import load_machine
+from tests.conftest import tiny_machine_file
 
 
 # ------------------------------------------------------------ the search
@@ -79,8 +80,15 @@ def test_a_zero_start_is_refused():
 
 
 # ------------------------------------------------------- simbfs calibrate
-ONE_NODE = ["bluegene_q", "--nodes", "1", "--scale", "10", "--algorithm", "bsp1d-topdown", "--roots", "1",
-            "--set", "network.topology=crossbar"]
+RUN = ["--nodes", "1", "--scale", "10", "--algorithm", "bsp1d-topdown", "--roots", "1",
+       "--set", "network.topology=crossbar"]
+ONE_NODE = ["bluegene_q", *RUN]
+
+
+def _tiny_one_node(tmp_path) -> list:
+    """The one-node run on the fixture machine's file (a crossbar already:
+    the --set stands for a what-if, which the calibrated file must keep)."""
+    return [str(tiny_machine_file(tmp_path)), *RUN]
 
 
 def _one_node_closed_form(edge_scan: float) -> float:
@@ -88,35 +96,35 @@ def _one_node_closed_form(edge_scan: float) -> float:
     every edge of the root's component (edge_scan cycles), checks each as
     received (message_unpack) and claims every reached vertex but the root
     (vertex_visit), all spread over the node's cores: TEPS is
-    edges / ((edge_scan S + unpack S + visit (V - 1)) / (clock x cores))."""
-    machine = load_machine("bluegene_q")
+    edges / ((edge_scan S + unpack S + visit (V - 1)) / (clock x cores)),
+    at the fixture machine's 7 unpack and 20 visit cycles, one core at 1 GHz."""
     graph = generate_graph(GraphSpec("kronecker", 10, seed=1))
     root = 1011  # the first search key of seed 1 (the run's own roots record says so)
     reached = bfs_reference(graph, root, direction_optimising=False).parent >= 0
     scanned = float(graph.degree[reached].sum())
-    costs, node = machine.node.compute, machine.node
-    cycles = (edge_scan + costs.message_unpack_cycles) * scanned + costs.vertex_visit_cycles * (reached.sum() - 1)
-    return float(graph.input_edges_in_component(reached) / (cycles / (node.clock_hz * node.cores)))
+    cycles = (edge_scan + 7) * scanned + 20 * (reached.sum() - 1)
+    return float(graph.input_edges_in_component(reached) / (cycles / (1e9 * 1)))
 
 
 def test_calibrate_recovers_the_parameter_a_closed_form_machine_was_measured_with(tmp_path, capsys):
     measured = _one_node_closed_form(20.0)
     out = tmp_path / "calibrated.yaml"
-    assert main(["calibrate", *ONE_NODE, "--measured-teps", repr(measured), "--fit", "node.compute.edge_scan",
+    one_node = _tiny_one_node(tmp_path)
+    assert main(["calibrate", *one_node, "--measured-teps", repr(measured), "--fit", "node.compute.edge_scan",
                  "--out", str(out), "--quiet"]) == 0
     printed = capsys.readouterr().out
-    assert "node.compute.edge_scan" in printed and "was 8" in printed
+    assert "node.compute.edge_scan" in printed and "was 10" in printed
     fitted = load_machine(str(out))
     assert fitted.node.compute.edge_scan_cycles == pytest.approx(20.0, rel=0.01)
-    assert fitted.calibrated_on.startswith("bluegene_q, 1 nodes, kronecker scale 10, bsp1d-topdown")
+    assert fitted.calibrated_on.startswith("tiny, 1 nodes, kronecker scale 10, bsp1d-topdown")
     assert "calibrated:" in fitted.sources["node.compute.edge_scan"]
     # a run on the calibrated file says so, in the JSON and the report
     doc_path = tmp_path / "r.json"
-    assert main(["run", str(out), *ONE_NODE[1:], "--json", str(doc_path), "--quiet"]) == 0
+    assert main(["run", str(out), *one_node[1:], "--json", str(doc_path), "--quiet"]) == 0
     doc = json.loads(doc_path.read_text())
     assert doc["calibrated_on"] == fitted.calibrated_on
     assert doc["teps"]["harmonic_mean"] == pytest.approx(measured, rel=1e-3)
-    assert "CALIBRATED on bluegene_q" in capsys.readouterr().out
+    assert "CALIBRATED on tiny" in capsys.readouterr().out
 
 
 def test_an_uncalibrated_run_says_calibrated_on_null(tmp_path):
@@ -158,15 +166,16 @@ def test_the_output_must_be_a_yaml_file(tmp_path, capsys):
     assert ".yaml" in capsys.readouterr().err
 
 
-def test_the_closed_form_matches_the_engine():
+def test_the_closed_form_matches_the_engine(tmp_path):
     """The closed form the calibration test relies on is the engine's own
-    timeline (so a change of either shows here first)."""
+    timeline (so a change of either shows here first): the fixture
+    machine's own 10 edge_scan cycles."""
     from simbfs.runner import RunConfig, run
 
-    doc = run(RunConfig(machine="bluegene_q", nodes=1, scale=10, algorithm="bsp1d-topdown", roots=1,
-                        overrides=["network.topology=crossbar"]))
+    doc = run(RunConfig(machine=str(tiny_machine_file(tmp_path)), nodes=1, scale=10, algorithm="bsp1d-topdown",
+                        roots=1, overrides=["network.topology=crossbar"]))
     assert doc["roots"][0]["root"] == 1011
-    assert doc["teps"]["harmonic_mean"] == pytest.approx(_one_node_closed_form(8.0), rel=1e-9)
+    assert doc["teps"]["harmonic_mean"] == pytest.approx(_one_node_closed_form(10.0), rel=1e-9)
     assert np.isfinite(doc["teps"]["harmonic_mean"])
 
 
@@ -184,16 +193,17 @@ def test_a_machine_file_must_declare_a_parameter_it_has_as_its_calibration_key(t
 def test_the_measured_runs_set_overrides_go_into_the_calibrated_file(tmp_path, capsys):
     """Calibrated with a what-if on top (faster clock), the file alone must
     reproduce the measurement: the --set is written into it."""
-    measured = _one_node_closed_form(20.0) * 2  # the closed form at twice the clock
+    measured = _one_node_closed_form(20.0) * 2  # the closed form at twice the fixture's 1 GHz
     out = tmp_path / "c.yaml"
-    assert main(["calibrate", *ONE_NODE, "--set", "node.clock=3.2GHz", "--measured-teps", repr(measured),
+    one_node = _tiny_one_node(tmp_path)
+    assert main(["calibrate", *one_node, "--set", "node.clock=2GHz", "--measured-teps", repr(measured),
                  "--fit", "node.compute.edge_scan", "--out", str(out), "--quiet"]) == 0
     fitted = load_machine(str(out))
-    assert fitted.node.clock_hz == 3.2e9 and "--set" in fitted.sources["node.clock"]
+    assert fitted.node.clock_hz == 2e9 and "--set" in fitted.sources["node.clock"]
     assert fitted.node.compute.edge_scan_cycles == pytest.approx(20.0, rel=0.01)
-    assert "with --set network.topology=crossbar, node.clock=3.2GHz" in fitted.calibrated_on
+    assert "with --set network.topology=crossbar, node.clock=2GHz" in fitted.calibrated_on
     doc_path = tmp_path / "r.json"
-    plain = [a for a in ONE_NODE[1:]]  # the crossbar --set is written into the file too
+    plain = [a for a in one_node[1:]]  # the crossbar --set is written into the file too
     assert main(["run", str(out), *plain[:plain.index("--set")], "--json", str(doc_path), "--quiet"]) == 0
     assert json.loads(doc_path.read_text())["teps"]["harmonic_mean"] == pytest.approx(measured, rel=1e-3)
 

@@ -5,11 +5,16 @@ import pytest
 import simpy
 
 from simbfs.engine import Network, make_topology
-from simbfs.machine import load_machine
 from simbfs.algorithms.bsp1d.project import exchange_estimate, seed_node_load
 from simbfs.projection import Growth, Moments, NodeLoad, node_load
+from tests.conftest import tiny_machine
 
-BGQ = load_machine("bluegene_q")
+# The fixture machine on a 512-node torus (a BG/Q midplane's shape) with
+# 1 us of software per packet sent and received, so that, as on the BG/Q,
+# the packets' overhead bounds an exchange.
+TORUS = tiny_machine(**{"network.topology": "torus", "network.shape": [4, 4, 4, 4, 2],
+                        "messaging.send_overhead": {"value": "1 us", "source": "test"},
+                        "messaging.receive_overhead": {"value": "1 us", "source": "test"}})
 
 
 def test_no_growth_between_equal_scales():
@@ -59,13 +64,14 @@ def test_uniform_exchange_estimate_agrees_with_the_engine():
     # Every node sends the same number of edges, spread evenly over the others:
     # the estimate's assumptions hold, so it must match the executed cost model.
     nodes, edges_per_pair = 512, 200
-    topology = make_topology(BGQ.network, nodes)
-    network = Network(simpy.Environment(), topology, BGQ.network, BGQ.messaging)
-    payload = np.full((nodes, nodes), edges_per_pair * BGQ.messaging.edge_bytes)
+    topology = make_topology(TORUS.network, nodes)
+    network = Network(simpy.Environment(), topology, TORUS.network, TORUS.messaging)
+    payload = np.full((nodes, nodes), edges_per_pair * TORUS.messaging.edge_bytes)
     executed = network.exchange_cost(payload)
+    assert executed.bottleneck == "overhead"
     per_node = edges_per_pair * (nodes - 1)
     load = NodeLoad(mean=per_node, busiest=per_node)
-    estimate = exchange_estimate(BGQ, topology, load, load, total_edges=per_node * nodes, frontier_vertices=1e9)
+    estimate = exchange_estimate(TORUS, topology, load, load, total_edges=per_node * nodes, frontier_vertices=1e9)
     # Poisson edge counts per destination make the estimate's packet count a
     # little higher than exactly 200 edges per pair.
     assert estimate.time_s == pytest.approx(executed.time_s, rel=0.1)
