@@ -14,9 +14,13 @@ import numpy as np
 import pytest
 
 from simbfs.algorithms import ALGORITHMS
-from simbfs.algorithms.cp1d import work as cp1d
-from simbfs.algorithms.cp1d.work import CP1DOptions, Layout, Streams
-from simbfs.algorithms.cp1d.spi import CP1DSPI, calc_direction
+from simbfs.algorithms.cp1d.encoding import encode as encode_streams
+from simbfs.algorithms.cp1d.execute_spi import CP1DSPI
+from simbfs.algorithms.cp1d.layout import HEAVY_SHARE_LIMIT, Layout
+from simbfs.algorithms.cp1d.pricing import (backlog_cap_bytes, claim_delay_s, fill_wait_s, injection_queue_wait_s,
+                                           level_costs, spi_level_busy_s, thread_cycles)
+from simbfs.algorithms.cp1d.work import (REPRESENTATIONS, CP1DOptions, Streams, bottom_up, calc_direction, new_ops,
+                                        scan_ops, top_down)
 from simbfs.bfs import BOTTOM_UP, TOP_DOWN, validate_bfs_tree
 from simbfs.engine import Simulation
 from simbfs.graph import EdgeList, GraphSpec, build_csr, generate_graph, search_keys
@@ -29,8 +33,8 @@ SHAPES = {1: "[1]", 4: "[2,2]", 16: "[2,2,2,2]"}
 
 def heavy_count(graph, lb=4096):
     """LB (bluegene_q: 4096), capped on small graphs at one heavy vertex per
-    cp1d.HEAVY_SHARE_LIMIT vertices."""
-    return min(lb, graph.num_vertices // cp1d.HEAVY_SHARE_LIMIT)
+    HEAVY_SHARE_LIMIT vertices."""
+    return min(lb, graph.num_vertices // HEAVY_SHARE_LIMIT)
 
 
 def bgq(nodes, *overrides):
@@ -115,7 +119,7 @@ VARIANTS = {
     "no-direction-optimisation": CP1DOptions(direction_optimising=False),
     "no-compression": CP1DOptions(compression=False),
     "no-load-balancing": CP1DOptions(load_balancing=False),
-    **{f"representation-{r}": CP1DOptions(representation=r) for r in cp1d.REPRESENTATIONS},
+    **{f"representation-{r}": CP1DOptions(representation=r) for r in REPRESENTATIONS},
 }
 
 
@@ -170,7 +174,7 @@ def star(leaves):
 def test_bottom_up_level_with_nothing_left_to_visit_ends_the_search(load_balancing):
     """Star 0-{1..7}: after level 1, frontier edges 7 > 0 unvisited vertices,
     so CalcDirection picks bottom-up with no light unvisited vertex left
-    (cp1d.bottom_up raised IndexError there before 2c066a1: _segments of an
+    (bottom_up raised IndexError there before 2c066a1: _segments of an
     empty key array returned one segment)."""
     graph = star(7)
     run = CP1DSPI("x", CP1DOptions(load_balancing=load_balancing)).run(Simulation(bgq(4), 4), graph, 0)
@@ -208,7 +212,7 @@ def tiny_layout():
 def encode(layout, streams, compression):
     machine = load_machine("bluegene_q")
     assert machine.network.packet_payload_bytes == 512
-    return cp1d.encode(layout, streams, machine.section("cp1d"), machine.network.packet_payload_bytes, compression)
+    return encode_streams(layout, streams, machine.section("cp1d"), machine.network.packet_payload_bytes, compression)
 
 
 def one_stream(vertices, thread=0, channel="forward"):
@@ -259,7 +263,7 @@ def test_a_pairs_streams_add_up_in_stream_order_whatever_sizes_the_formats_have(
                  compressed_header_bytes=0.3, delta_max=3)
     stream = Streams(np.zeros(6, dtype=np.int64), np.array([2, 0, 0, 1, 1, 1]), np.ones(6, dtype=np.int64),
                      np.array([0, 1, 9, 2, 3, 15]), "backward")
-    traffic = cp1d.encode(layout, [stream], cp, 512.0, compression=True)
+    traffic = encode_streams(layout, [stream], cp, 512.0, compression=True)
     # thread 0: vertices 1, 9 (short, long); thread 1: 2, 3, 15 (short, short,
     # long); thread 2: 0 (short); one packet each, so one header each
     expected = 0.0
@@ -469,7 +473,7 @@ def claim_timing(kind, nodes, seed):
     """The three ways a level is evaluated: delays asked per segment (every
     segment scanned), none visible (NeverVisible) and spi's ClaimDelay with
     pair tables (both scanned lazily, in time order)."""
-    from simbfs.algorithms.cp1d.spi import ClaimDelay, NeverVisible
+    from simbfs.algorithms.cp1d.claim_timing import ClaimDelay, NeverVisible
     if kind == "asked":
         return PairDelay(nodes)
     if kind == "never":
@@ -496,11 +500,11 @@ def test_bottom_up_level_equals_its_entry_by_entry_definition(nodes, threads, se
     frontier = np.flatnonzero(visited & (rng.random(graph.num_vertices) < 0.5))
     options = CP1DOptions(load_balancing=False)
     delay = claim_timing(timing, nodes, seed)
-    work = cp1d.bottom_up(layout, frontier, visited, options)(delay)
+    work = bottom_up(layout, frontier, visited, options)(delay)
     counts, probes, answers, claims = reference_bottom_up(layout, frontier, visited,
                                                           np.zeros(graph.num_vertices, dtype=bool), delay)
-    base = cp1d.new_ops(layout)
-    cp1d.scan_ops(layout, np.flatnonzero(~visited & (layout.degree > 0)), options, base)
+    base = new_ops(layout)
+    scan_ops(layout, np.flatnonzero(~visited & (layout.degree > 0)), options, base)
     for name, table in counts.items():
         expected = base[name].copy()
         for (node, thread), count in table.items():
@@ -522,7 +526,7 @@ def test_heavy_vertices_side_equals_its_definition(nodes, threads, seed):
     them in ascending order up to its first neighbour in the frontier;
     v is claimed if any node finds one, with the smallest such neighbour
     as parent. Computed once per level and the same at every evaluation."""
-    from simbfs.algorithms.cp1d.spi import NeverVisible
+    from simbfs.algorithms.cp1d.claim_timing import NeverVisible
     graph = generate_graph(GraphSpec("kronecker", 9, seed=seed))
     rng = np.random.default_rng(seed)
     layout = Layout(graph, nodes, threads, heavy_count=8, index_stride=64, share_limit=None)
@@ -543,7 +547,7 @@ def test_heavy_vertices_side_equals_its_definition(nodes, threads, seed):
             read[node, thread] += hits[0] + 1 if hits else len(mine)
             if hits:
                 claims[v] = min(claims.get(v, mine[hits[0]]), mine[hits[0]])
-    level = cp1d.bottom_up(layout, frontier, visited, CP1DOptions())
+    level = bottom_up(layout, frontier, visited, CP1DOptions())
     heavy = level.heavy_claims
     expected = np.zeros(nodes * threads)
     for (node, thread), count in read.items():
@@ -566,10 +570,10 @@ def test_bottom_up_level_is_the_same_on_any_number_of_host_threads(monkeypatch, 
     frontier = np.flatnonzero(visited & (rng.random(graph.num_vertices) < 0.5))
 
     def level(workers):
-        monkeypatch.setattr(cp1d, "worker_threads", lambda: workers)
-        return cp1d.bottom_up(layout, frontier, visited, CP1DOptions())(PairDelay(4))
+        monkeypatch.setattr("simbfs.algorithms.cp1d.work.worker_threads", lambda: workers)
+        return bottom_up(layout, frontier, visited, CP1DOptions())(PairDelay(4))
     one, many = level(1), level(threads)
-    assert len(cp1d.bottom_up(layout, frontier, visited, CP1DOptions()).chunks) == threads
+    assert len(bottom_up(layout, frontier, visited, CP1DOptions()).chunks) == threads
     for name in one.ops:
         assert np.array_equal(one.ops[name], many.ops[name]), name
     for a, b in zip(one.streams, many.streams):
@@ -586,7 +590,7 @@ def test_claim_delays_from_pair_tables_equal_the_delays_asked_for():
     outnumber the node pairs, and the compiled loops evaluate
     claim_delay_s per hit: the level is the same, array for array, as when
     the delays are asked for one array at a time."""
-    from simbfs.algorithms.cp1d.spi import ClaimDelay
+    from simbfs.algorithms.cp1d.claim_timing import ClaimDelay
     graph = generate_graph(GraphSpec("kronecker", 9, seed=6))
     rng = np.random.default_rng(6)
     nodes = 4
@@ -603,7 +607,7 @@ def test_claim_delays_from_pair_tables_equal_the_delays_asked_for():
 
         def __call__(self, prober, owner, t):
             return delay(prober, owner, t)
-    level = cp1d.bottom_up(layout, frontier, visited, CP1DOptions())
+    level = bottom_up(layout, frontier, visited, CP1DOptions())
     remote = len(level.remote_segments()[0])
     assert remote > nodes * nodes and delay.pair_tables(remote) is not None
     tabled, asked = level(delay), level(AskedFor())
@@ -620,14 +624,14 @@ def test_a_level_is_the_same_whichever_timing_evaluates_it_first():
     a remote hit, found when a timing first asks about them): evaluated
     with no claim visible and then with a timing, or the other way round,
     it gives the same work for each timing and the same segments."""
-    from simbfs.algorithms.cp1d.spi import NeverVisible
+    from simbfs.algorithms.cp1d.claim_timing import NeverVisible
     graph = generate_graph(GraphSpec("kronecker", 9, seed=7))
     rng = np.random.default_rng(7)
     layout = Layout(graph, 4, 4, heavy_count=4, index_stride=64)
     visited = rng.random(graph.num_vertices) < 0.3
     frontier = np.flatnonzero(visited & (rng.random(graph.num_vertices) < 0.5))
-    never_first = cp1d.bottom_up(layout, frontier, visited, CP1DOptions())
-    asked_first = cp1d.bottom_up(layout, frontier, visited, CP1DOptions())
+    never_first = bottom_up(layout, frontier, visited, CP1DOptions())
+    asked_first = bottom_up(layout, frontier, visited, CP1DOptions())
     works = [never_first(NeverVisible(4)), never_first(PairDelay(4))]
     timed = asked_first(PairDelay(4))  # its remote segments found apart, before the walk
     found_apart = [asked_first(NeverVisible(4)), timed]
@@ -671,7 +675,7 @@ def test_threads_on_a_core_hide_latency_until_issue_slots_are_full(small_graph, 
     layout = Layout(small_graph, 1, machine.section("cp1d").threads, 0, machine.section("cp1d").index_stride)
     counts = np.arange(layout.T, dtype=float)[None, :]
     ops = {"bitmap_test": counts}
-    cycles = cp1d.thread_cycles(ops, cp1d.level_costs(machine, layout, ops, compression=True))
+    cycles = thread_cycles(ops, level_costs(machine, layout, ops, compression=True))
     assert np.allclose(cycles, counts * per_op)
 
 
@@ -681,15 +685,15 @@ def test_an_op_without_random_access_costs_k_issue_slots(small_graph, threads, p
     machine = load_machine("bluegene_q", [f"cp1d.threads={threads}"])
     layout = Layout(small_graph, 1, machine.section("cp1d").threads, 0, machine.section("cp1d").index_stride)
     ops = {"edge_entry": np.ones((1, layout.T))}
-    assert np.allclose(cp1d.thread_cycles(ops, cp1d.level_costs(machine, layout, ops, True)), per_op)
+    assert np.allclose(thread_cycles(ops, level_costs(machine, layout, ops, True)), per_op)
 
 
 def test_compress_costs_nothing_without_compression(small_graph):
     machine = load_machine("bluegene_q", ["cp1d.threads=16"])
     layout = Layout(small_graph, 1, 16, 0, 64)
     ops = {"compress": np.ones((1, 16))}
-    assert np.allclose(cp1d.thread_cycles(ops, cp1d.level_costs(machine, layout, ops, False)), 0)
-    assert np.allclose(cp1d.thread_cycles(ops, cp1d.level_costs(machine, layout, ops, True)), 6)  # issue 6, k = 1
+    assert np.allclose(thread_cycles(ops, level_costs(machine, layout, ops, False)), 0)
+    assert np.allclose(thread_cycles(ops, level_costs(machine, layout, ops, True)), 6)  # issue 6, k = 1
 
 
 def test_a_level_that_streams_more_evicts_its_bitmaps_and_waits_longer():
@@ -742,7 +746,7 @@ def test_load_balancing_sends_no_edge_of_a_heavy_frontier_vertex(graphs):
 
     sent = {}
     for lb in (True, False):
-        work = cp1d.top_down(layout, frontier, visited, CP1DOptions(load_balancing=lb))
+        work = top_down(layout, frontier, visited, CP1DOptions(load_balancing=lb))
         assert work.new_vertices.tolist() == expected_new
         assert all(p in nxg[v] and distance[p] == depth for v, p in zip(work.new_vertices.tolist(),
                                                                           work.new_parents.tolist()))
@@ -785,11 +789,11 @@ def test_every_thread_tests_every_index_word_of_its_node(small_graph):
     # coarse-index sweep tests ceil(local vertices / 64) words on every thread,
     # whatever the frontier; the skip list has no index words.
     layout = Layout(small_graph, nodes=2, threads=4, heavy_count=0, index_stride=16)  # 32 vertices a node
-    ops = cp1d.new_ops(layout)
-    cp1d.scan_ops(layout, np.array([0]), CP1DOptions(), ops)
+    ops = new_ops(layout)
+    scan_ops(layout, np.array([0]), CP1DOptions(), ops)
     assert np.array_equal(ops["index_word"], np.full((2, 4), 2.0))  # ceil(32 / 16)
-    ops = cp1d.new_ops(layout)
-    cp1d.scan_ops(layout, np.array([0]), CP1DOptions(representation="skip-list"), ops)
+    ops = new_ops(layout)
+    scan_ops(layout, np.array([0]), CP1DOptions(representation="skip-list"), ops)
     assert not ops["index_word"].any()
 
 
@@ -803,21 +807,21 @@ def test_spi_level_busy_is_the_slowest_resource_plus_the_drain():
 
     net = tiny_machine().network
     ns = 1e-9
-    busy = cp1d.spi_level_busy_s(np.array([5e-6, 1e-6]), np.array([2e-6, 7e-6]), 0.0, 3e-6, np.array([0.0, 8e-6]),
+    busy = spi_level_busy_s(np.array([5e-6, 1e-6]), np.array([2e-6, 7e-6]), 0.0, 3e-6, np.array([0.0, 8e-6]),
                                  300 * ns, net, "top-down", sends=True)
     assert busy == pytest.approx([5e-6 + 1324 * ns, 8e-6 + 1324 * ns])
-    assert cp1d.spi_level_busy_s(1e-6, 0, 0, 0, 0, 300 * ns, net, "bottom-up", sends=True) == pytest.approx(
+    assert spi_level_busy_s(1e-6, 0, 0, 0, 0, 300 * ns, net, "bottom-up", sends=True) == pytest.approx(
         1e-6 + 2 * 1324 * ns)
-    assert cp1d.spi_level_busy_s(1e-6, 0, 0, 0, 0, 300 * ns, net, "top-down", sends=False) == pytest.approx(1e-6)
+    assert spi_level_busy_s(1e-6, 0, 0, 0, 0, 300 * ns, net, "top-down", sends=False) == pytest.approx(1e-6)
 
 
 def test_claim_delay_waits_for_fill_or_sweep_end_then_two_trips():
     """A probe waits min(half a packet at the stream's rate, the rest of the
     prober's sweep); its answer min(half a packet at the answer rate, the
     cap); then two trips. 10 edges a packet at 1 edge/us: 5 us to fill."""
-    fill = cp1d.fill_wait_s(10.0, np.array([1e6, 0.0]))
+    fill = fill_wait_s(10.0, np.array([1e6, 0.0]))
     assert fill == pytest.approx([5e-6, np.inf])
-    delay = cp1d.claim_delay_s(remaining_s=np.array([2e-6, 9e-6]), probe_fill_s=fill, answer_fill_s=fill,
+    delay = claim_delay_s(remaining_s=np.array([2e-6, 9e-6]), probe_fill_s=fill, answer_fill_s=fill,
                                answer_cap_s=4e-6, trip_s=1e-6)
     assert delay == pytest.approx([2e-6 + 4e-6 + 2e-6, 9e-6 + 4e-6 + 2e-6])
 
@@ -828,7 +832,7 @@ def test_injection_queue_wait_worked_by_hand():
     packets wait D / 2 = 1 s on average; with room for 10 B (w = 0.3 s)
     0.3 - 0.3**2 / (2 * 2) = 0.2775 s. No wait where the network keeps up
     or nothing is sent."""
-    wait = cp1d.injection_queue_wait_s(np.array([1.0, 1.0, 3.0, 1.0]), np.array([3.0, 3.0, 1.0, 3.0]),
+    wait = injection_queue_wait_s(np.array([1.0, 1.0, 3.0, 1.0]), np.array([3.0, 3.0, 1.0, 3.0]),
                                        np.array([100.0, 100.0, 100.0, 0.0]), np.array([1000.0, 10.0, 10.0, 10.0]))
     assert wait == pytest.approx([1.0, 0.2775, 0.0, 0.0])
 
@@ -856,7 +860,7 @@ def test_injection_queue_wait_matches_a_packet_by_packet_fifo(produce_s, drain_s
     packets of 1 B; the cap in packets): equal within 1%, or both zero."""
     packets = 20_000
     expected = _fifo_mean_wait(produce_s, drain_s, packets, cap_packets)
-    wait = float(cp1d.injection_queue_wait_s(produce_s, drain_s, float(packets), float(cap_packets)))
+    wait = float(injection_queue_wait_s(produce_s, drain_s, float(packets), float(cap_packets)))
     assert wait == pytest.approx(expected, rel=0.01, abs=1e-3 * drain_s)
 
 
@@ -864,7 +868,7 @@ def test_backlog_cap_is_in_flight_full_packets_to_every_other_node():
     """TINY packets are 1000 + 24 B: 3 other nodes x 2 in flight = 6,144 B."""
     from tests.conftest import tiny_machine
 
-    assert cp1d.backlog_cap_bytes(4, 2, tiny_machine().network) == 6 * 1024
+    assert backlog_cap_bytes(4, 2, tiny_machine().network) == 6 * 1024
 
 
 def test_a_round_trip_waits_in_the_probers_queue_only():
@@ -872,7 +876,7 @@ def test_a_round_trip_waits_in_the_probers_queue_only():
     owner) delay is the one without them plus q[prober]. The answer does
     not wait behind the owner's probes: "separate FIFOs for probes and
     responses" (000, II-C)."""
-    from simbfs.algorithms.cp1d.spi import ClaimDelay
+    from simbfs.algorithms.cp1d.claim_timing import ClaimDelay
 
     sim = Simulation(bgq(4), 4)
     sweep = np.full(4, 1e-3)
@@ -952,7 +956,7 @@ def test_a_claim_timing_without_finite_sweep_times_is_refused():
     layout = Layout(graph, 2, 2, heavy_count=0, index_stride=64)
     visited = np.zeros(graph.num_vertices, dtype=bool)
     visited[:8] = True
-    level = cp1d.bottom_up(layout, np.arange(8), visited, CP1DOptions())
+    level = bottom_up(layout, np.arange(8), visited, CP1DOptions())
 
     class Endless(PairDelay):
         def __init__(self):
@@ -965,7 +969,7 @@ def _claim_timing_passes(gives, first_sweep=1.259, **kwargs):
     """self_consistent_claim_timing on a closed-form level whose sweep is
     gives(assumed sweep); returns the sweeps assumed, in order, and the
     result (the sweep the last pass gave)."""
-    from simbfs.algorithms.cp1d.work import ClaimTiming, self_consistent_claim_timing
+    from simbfs.algorithms.cp1d.claim_timing import ClaimTiming, self_consistent_claim_timing
 
     assumed = []
 
@@ -1016,7 +1020,7 @@ def test_the_claim_timing_agrees_only_when_the_queue_wait_agrees_too():
     wait does not (assumed 0.1 s, given 0.3 s, against a 3% tolerance of
     a 1 s sweep) is not taken: a second pass is evaluated, which assumes
     the wait the first gave and gets it back."""
-    from simbfs.algorithms.cp1d.work import ClaimTiming, self_consistent_claim_timing
+    from simbfs.algorithms.cp1d.claim_timing import ClaimTiming, self_consistent_claim_timing
 
     assumed = []
 

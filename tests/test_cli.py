@@ -417,7 +417,7 @@ def test_a_hopeless_scale_is_refused_after_a_few_memory_estimates(monkeypatch, c
     """Finding the largest scale that fits took one estimate per scale below
     the asked one (66 at scale 99, 17.6 s); a larger graph never needs less,
     so bisection needs about log2(99) of them."""
-    from simbfs.algorithms.cp1d.spi import CP1DSPI
+    from simbfs.algorithms.cp1d.execute_spi import CP1DSPI
 
     calls = []
     real = CP1DSPI.node_memory_bytes

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from experiments.bluegene_q import fig4, fig5, fig6, fig7, fig8, fig9, fig12, fig13, fig14, projection_check
-from simbfs.algorithms.cp1d.mpi import mpi_memory_bytes
-from simbfs.algorithms.cp1d.spi import spi_memory_bytes
+from simbfs.algorithms.cp1d.execute_mpi import mpi_memory_bytes
+from simbfs.algorithms.cp1d.execute_spi import spi_memory_bytes
 from simbfs.bfs import bfs_reference
 from simbfs.graph import GraphSpec, load_graph
 from simbfs.machine import load_machine

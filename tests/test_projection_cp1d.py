@@ -5,8 +5,9 @@ executed code they stand for."""
 import numpy as np
 import pytest
 
-from simbfs.algorithms.cp1d import work as cp1d
-from simbfs.algorithms.cp1d.work import CP1DOptions, Layout
+from simbfs.algorithms.cp1d.encoding import encode
+from simbfs.algorithms.cp1d.layout import Layout
+from simbfs.algorithms.cp1d.work import CP1DOptions, top_down
 from simbfs.bfs import bfs_reference
 from simbfs.errors import UserError
 from simbfs.graph import GraphSpec, load_graph, search_keys
@@ -66,9 +67,9 @@ def test_closed_form_bytes_and_packets_match_the_executed_encoder(level_two, com
     nodes, threads = 64, 64
     layout = Layout(graph, nodes, threads, 16, 64)
     frontier = np.flatnonzero(level == 2)
-    work = cp1d.top_down(layout, frontier, (level >= 0) & (level <= 2), CP1DOptions(compression=compression))
+    work = top_down(layout, frontier, (level >= 0) & (level <= 2), CP1DOptions(compression=compression))
     stream = work.streams[0]
-    traffic = cp1d.encode(layout, [stream], machine.section("cp1d"), machine.network.packet_payload_bytes, compression)
+    traffic = encode(layout, [stream], machine.section("cp1d"), machine.network.packet_payload_bytes, compression)
     counts = np.bincount(stream.sweep_vertex).astype(np.float64)
     model = stream_traffic(counts[counts > 0], 1.0, 1.0 / nodes, nodes, nodes - 1, graph.num_vertices / nodes,
                            machine.section("cp1d"), machine.network.packet_payload_bytes, compression,

@@ -50,7 +50,8 @@ def test_one_scale_extrapolation_is_within_ten_percent_of_execution(tmp_path):
 
 @pytest.mark.parametrize("nodes", [32, 512])
 def test_the_all_to_all_of_counts_costs_what_the_engine_charges(nodes):
-    from simbfs.algorithms.cp1d.work import CP1DOptions, Layout
+    from simbfs.algorithms.cp1d.layout import Layout
+    from simbfs.algorithms.cp1d.work import CP1DOptions
     from simbfs.graph import GraphSpec, load_graph
     from simbfs.projection import Growth
     from simbfs.algorithms.cp1d.project_spi import Target

@@ -27,8 +27,8 @@ from experiments import lib  # noqa: E402
 from experiments.bluegene_q import bgq as B  # noqa: E402
 from experiments.bluegene_q.sweep import sweep  # noqa: E402
 
-from simbfs.algorithms.cp1d.mpi import mpi_memory_bytes  # noqa: E402
-from simbfs.algorithms.cp1d.spi import spi_memory_bytes  # noqa: E402
+from simbfs.algorithms.cp1d.execute_mpi import mpi_memory_bytes  # noqa: E402
+from simbfs.algorithms.cp1d.execute_spi import spi_memory_bytes  # noqa: E402
 from simbfs.machine import load_machine  # noqa: E402
 
 SCALE_PER_NODE, NODE_COUNTS, ROOTS = 12, (32, 64, 128), 4

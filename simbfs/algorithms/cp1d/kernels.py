@@ -14,8 +14,9 @@ are byte-identical): counts are whole numbers, added to the operation
 tables in the same order, and every choice (the first local hit, the first
 entry with the smallest claim time) follows the entries' CSR order.
 
-The functions are pure: arrays in, arrays out. ``BottomUpLevel`` in
-work.py is their only caller and states what the quantities mean.
+The functions are pure: arrays in, arrays out. Their callers state what
+the quantities mean: ``BottomUpLevel`` in work.py, ``Layout`` in layout.py
+and ``encode`` in encoding.py.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from ...bfs.compiled import compiled, grown as _grown, grown_rows as _grown_rows, modulo as _mod, scaled as _scaled
-from .work import claim_delay_s, probe_claim_delay_s
+from .pricing import claim_delay_s, probe_claim_delay_s
 
 # The pricing's formula, compiled as it is for the loops (one formula, one
 # place): calls to these functions inside compiled code compile them.
@@ -108,7 +109,7 @@ def _sweep_position(index, node, thread, member_base, member_span, T):
 
 @compiled(nogil=True)
 def sweep_positions(index, node, thread, member_base, member_span, T):
-    """_sweep_position of many: work.Layout.sweep_position."""
+    """_sweep_position of many: layout.Layout.sweep_position."""
     positions = np.empty(len(index), dtype=np.float64)
     for i in range(len(index)):
         positions[i] = _sweep_position(index[i], node[i], thread[i], member_base, member_span, T)
@@ -146,10 +147,10 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
     has a local hit, and at most ``seg_time`` plus its delay if it has a
     remote one: ``remote_delay``, one value per segment with a remote hit
     before its stop (as ``record_remote`` returns them), in CSR order; or, when
-    ``trip`` is not empty, work.probe_claim_delay_s of the two nodes'
+    ``trip`` is not empty, pricing.probe_claim_delay_s of the two nodes'
     sweeps, the segment's time and the (prober node, owner) pair's
     ``trip``, ``probe_fill`` and ``answer_fill`` (N * N tables, prober * N
-    + owner): the ClaimDelay of spi.py, without an array per segment.
+    + owner): the ClaimDelay of claim_timing.py, without an array per segment.
     With ``never_visible`` no remote claim is visible within the level
     (every delay infinite). ``probers`` may be a run of all the probers,
     starting at index ``first_index`` among them.
@@ -301,7 +302,7 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
 def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compression, short_bytes, long_bytes,
                  delta_max, room, header_bytes, per_packet_plain, entry_bytes, whole_bytes):
     """Bytes and packets of every (sender, thread, receiver) stream of one
-    channel, summed per (sender, receiver) pair (work.encode states the
+    channel, summed per (sender, receiver) pair (encoding.encode states the
     formats). The entries must come grouped: by sender (``by_receiver``
     False) or by receiver (True), and in each stream with non-decreasing
     sweep vertices (a stream is encoded in its sweep order). Returns

@@ -1,5 +1,5 @@
 """What one node of Checconi & Petrini's codes holds in memory, structure by
-structure, as the layout (work.Layout) allocates it.
+structure, as the layout (layout.Layout) allocates it.
 
 docs/background/cp1d.md ("Memory") explains each term. In short, per node
 of N, for a graph of n vertices:

@@ -22,6 +22,25 @@ grown to the target. The model (docs/background/cp1d.md, "Per-node costs"):
   level that streams many entries past few bitmap tests evicts its bitmaps.
 * **Memory bandwidth.** Streams and misses move lines from DDR; a level
   lasts at least as long as the node's memory bandwidth needs for them.
+
+The level (docs/background/cp1d.md, "Timing")
+    cp1d-spi: communication overlaps computation (the paper's "almost
+    complete overlap", IV-E), and a send waits while its buffer is still in
+    flight, so a node's level lasts as long as its slowest resource::
+
+        busy_i = max(cpu_i, inject_i, eject_i, busiest link, memory_i) + drain
+
+    cpu_i is its busiest thread (sweep, packing, compression, decoding,
+    claiming, per-packet SPI overheads), inject_i/eject_i its port loads,
+    memory_i its DRAM traffic, drain the last packet's flight (twice in a
+    bottom-up level: a probe and then its answer). :func:`price_level`
+    composes it, with every node's terms (the executed run) or with the
+    busiest and the typical node's (the projection).
+
+    cp1d-mpi: each pass is a compute step on every node followed by a
+    collective, and nothing overlaps. :func:`price_mpi_level` prices the
+    passes work.mpi_passes lists, on every node or on the busiest and the
+    typical one.
 """
 
 from __future__ import annotations
@@ -30,7 +49,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...engine.costs import link_seconds, route_latency
 from ...machine.model import Machine
+from .encoding import plain_edges_per_packet
+from .layout import Layout
+from .memory import header_traffic
 
 # Random accesses one operation makes, by structure. A streamed read is
 # prefetched and stalls nothing (STREAMED); a store does not stall an
@@ -156,3 +179,281 @@ def memory_seconds(machine: Machine, residents: Residents, counts: dict):
     lines = sum(touched[s] * (1.0 - hits[s]) for s in touched)
     return ((streamed_bytes(machine, counts, residents.header_traffic) + lines * memory.cache_line_bytes)
             / machine.node.memory_bandwidth_Bps)
+
+
+# ------------------------------------------------------- the level's parts
+# The cp1d-spi level's timing as pure functions of counts and times: the
+# executed run calls them with every node's values, the projection with its
+# busiest and typical node's.
+
+
+def closing_words(heavy_count: int) -> int:
+    """64-bit words of a level's closing allreduce: two counts for
+    CalcDirection, plus Vis^H and Out^H as bitmaps (Algorithm 4, lines 14-15)."""
+    return 2 + 2 * (-(-heavy_count // 64))
+
+
+def packet_flight_s(network) -> float:
+    """One full packet's time on a link."""
+    return link_seconds(network.packet_payload_bytes + network.packet_header_bytes, network)
+
+
+def spi_level_busy_s(cpu_s, inject_s, eject_s, link_s, memory_s, latency_s, network, direction: str, sends: bool):
+    """A node's busy time in one cp1d-spi level (docs/background/cp1d.md):
+    communication overlaps computation, so the level lasts as long as its
+    slowest resource, plus the drain of its last packet (the longest
+    route and one packet's flight; twice in a bottom-up level, a probe and
+    then its answer; nothing when no packet is sent)::
+
+        busy = max(cpu, inject, eject, busiest link, memory) + drain
+
+    Scalars or per-node arrays alike."""
+    drain = 0.0
+    if sends:
+        drain = (latency_s + packet_flight_s(network)) * (2 if direction == "bottom-up" else 1)
+    return np.maximum(np.maximum(np.maximum(np.maximum(cpu_s, inject_s), eject_s), link_s), memory_s) + drain
+
+
+def packet_trip_s(hops, network, layer) -> "np.ndarray | float":
+    """A packet's trip from the sender's software to the receiver's: its
+    route's latency, one full packet's flight on a link, and the messaging
+    layer's posting and receiving of it."""
+    return route_latency(hops, network) + (packet_flight_s(network) + layer.send_s(1.0) + layer.receive_s(1.0))
+
+
+def fill_wait_s(per_packet: float, rate):
+    """Expected wait of an edge in its open packet until the packet fills:
+    half a packet's edges at the stream's ``rate`` (edges per second;
+    infinite where nothing flows)."""
+    rate = np.asarray(rate, dtype=np.float64)
+    return np.divide(per_packet / 2, rate, out=np.full(rate.shape, np.inf), where=rate > 0)
+
+
+def backlog_cap_bytes(nodes: int, in_flight: int, network) -> float:
+    """The most wire bytes a node can have handed to its messaging unit and
+    not yet sent: ``in_flight`` full packets to each other node (III-A: a
+    thread that finds all of a destination's buffers still in use waits)."""
+    return float(max(nodes - 1, 0) * in_flight * (network.packet_payload_bytes + network.packet_header_bytes))
+
+
+def injection_queue_wait_s(produce_s, drain_s, wire_bytes, cap_bytes):
+    """Mean time a packet waits in its sender's injection queue in a level
+    where the sender's own work (threads, memory) would produce its
+    ``wire_bytes`` in ``produce_s`` and the network takes ``drain_s`` to
+    carry them (its port or the busiest link on its routes).
+
+    A fluid FIFO: while production outpaces the drain the queue grows, so
+    the packet made at fraction x of the level's output leaves x * D late,
+    D = drain_s - produce_s, until the queue reaches the buffers' cap; then
+    the threads wait for buffers (production is throttled to the drain) and
+    every later packet waits the cap's worth, w = cap_bytes * drain_s /
+    wire_bytes. The mean over packets of min(x D, w)::
+
+        D / 2              if w >= D
+        w - w**2 / (2 D)   otherwise
+
+    Zero where the network keeps up (D <= 0) or nothing is sent. Scalars
+    or per-node arrays alike."""
+    produce_s, drain_s, wire_bytes = (np.asarray(x, dtype=np.float64) for x in (produce_s, drain_s, wire_bytes))
+    lag = np.maximum(drain_s - produce_s, 0.0)
+    cap_s = np.divide(cap_bytes * drain_s, wire_bytes, out=np.zeros(np.broadcast(drain_s, wire_bytes).shape),
+                      where=wire_bytes > 0)
+    capped = cap_s - np.divide(cap_s * cap_s, 2 * lag, out=np.zeros_like(cap_s), where=lag > 0)
+    return np.where(cap_s >= lag, lag / 2, capped) * (wire_bytes > 0)
+
+
+def level_queue_wait_s(cpu_s, memory_s, inject_s, link_s, nodes: int, in_flight: int, network):
+    """A node's probes' mean wait in its injection queue in one level
+    (injection_queue_wait_s): its threads and memory produce its packets,
+    its port and the busiest link carry them, and its buffers cap the
+    backlog (backlog_cap_bytes). The executed run calls it with every
+    node's times, the projection with a typical node's."""
+    return injection_queue_wait_s(np.maximum(cpu_s, memory_s), np.maximum(inject_s, link_s),
+                                  np.asarray(inject_s) * network.injection_bandwidth_Bps,
+                                  backlog_cap_bytes(nodes, in_flight, network))
+
+
+def claim_delay_s(remaining_s, probe_fill_s, answer_fill_s, answer_cap_s, trip_s):
+    """Time from a remote probe being issued to its claim being visible to
+    the prober: the probe waits in its open packet until it fills or the
+    prober's sweep ends (``remaining_s``), crosses the network, is answered
+    into an open packet of the reverse stream, which waits until it fills
+    or at most ``answer_cap_s``, and crosses back."""
+    return np.minimum(probe_fill_s, remaining_s) + np.minimum(answer_fill_s, answer_cap_s) + 2 * trip_s
+
+
+def probe_claim_delay_s(prober_sweep_s, owner_sweep_s, probe_time_s, probe_fill_s, answer_fill_s, trip_s):
+    """:func:`claim_delay_s` of a probe issued ``probe_time_s`` into its
+    prober's sweep of ``prober_sweep_s``: it waits at most the rest of that
+    sweep, its answer at most half the owner's sweep (``owner_sweep_s``).
+    Called with arrays by the claim timings and per probe by the compiled
+    bottom-up walk."""
+    return claim_delay_s(np.maximum(prober_sweep_s - probe_time_s, 0.0), probe_fill_s, answer_fill_s,
+                         owner_sweep_s / 2, trip_s)
+
+
+
+
+def probe_queue_share(queue_s):
+    """What a probe's injection-queue wait adds to each of the two trips
+    a claim delay counts (claim_delay_s): half of it. Only the probe
+    queues: the paper uses "separate FIFOs for probes and responses" (000,
+    II-C), so an answer does not wait behind its owner's probes, and the
+    answers, one per hit, are too few to build a backlog of their own."""
+    return np.asarray(queue_s, dtype=np.float64) / 2
+
+
+def bottleneck(cpu_s: float, inject_s: float, eject_s: float, link_s: float, memory_s: float) -> str:
+    """The resource that bounds a level's busy time (ties: the first named)."""
+    terms = {"compute": cpu_s, "injection": inject_s, "ejection": eject_s, "link": link_s, "memory": memory_s}
+    return max(terms, key=terms.get)
+
+
+def compressed_ops(ops: dict, compression: bool) -> dict:
+    """A level's operation counts with compression's share: with
+    ``compression`` every packed edge is also compressed. A new dict, in
+    the same order; the level's own counts are left as they are."""
+    counts = dict(ops)
+    if compression:
+        counts["compress"] = ops["pack"]
+    return counts
+
+
+def edges_per_packet(edges, packets, payload_bytes: float, cp) -> float:
+    """Edges one packet carries on average, ``edges`` sent in ``packets``
+    (a full uncompressed packet's when none was sent)."""
+    if packets:
+        return float(edges / packets)
+    return plain_edges_per_packet(payload_bytes, cp)
+
+
+def stream_rates(stream_edges, busy_s) -> list:
+    """Each channel's edges per second over a level whose senders are busy
+    ``busy_s`` (a zero busy time only when nothing was done)."""
+    return [edges / np.maximum(busy_s, 1e-12) for edges in stream_edges]
+
+
+# -------------------------------------------------------------- the level
+@dataclass(frozen=True)
+class LevelPrice:
+    """One cp1d-spi level's price on every node (arrays) or on one
+    (scalars). The closing allreduce is not in it: the executed run hands
+    it to the engine's collectives, the projection prices it apart."""
+
+    busy_s: object  # until the node's last packet has drained (spi_level_busy_s)
+    cpu_s: object  # its busiest thread
+    memory_s: object  # its main memory's traffic
+    inject_s: object  # its port, sending
+    eject_s: object  # its port, receiving
+    link_s: object  # the busiest link
+    queue_s: object  # its probes' mean wait in its injection queue (level_queue_wait_s)
+
+    @property
+    def flush_s(self):
+        """What the network and the memory add after the threads are done."""
+        return self.busy_s - self.cpu_s
+
+    @property
+    def bottleneck(self) -> str:
+        """The resource that bounds the busiest node (each term's largest)."""
+        return bottleneck(*(float(np.max(term)) for term in (self.cpu_s, self.inject_s, self.eject_s, self.link_s,
+                                                              self.memory_s)))
+
+
+def price_level(machine: Machine, direction: str, nodes: int, *, cpu_s, memory_s, inject_s, eject_s, link_s,
+                latency_s: float, sends: bool) -> LevelPrice:
+    """A cp1d-spi level's busy time on ``nodes`` nodes of ``machine``, from
+    each node's busiest thread (``cpu_s``), memory, ports and the busiest
+    link: the module docstring's formula, with the longest route's
+    ``latency_s`` in the drain (no drain unless the level ``sends``). Also
+    how long its probes wait in the injection queue, which the bottom-up
+    claim timing needs. Scalars or per-node arrays alike."""
+    network = machine.network
+    return LevelPrice(
+        busy_s=spi_level_busy_s(cpu_s, inject_s, eject_s, link_s, memory_s, latency_s, network, direction,
+                                sends=sends),
+        cpu_s=cpu_s, memory_s=memory_s, inject_s=inject_s, eject_s=eject_s, link_s=link_s,
+        queue_s=level_queue_wait_s(cpu_s, memory_s, inject_s, link_s, nodes, machine.section("cp1d").in_flight,
+                                   network))
+
+
+@dataclass(frozen=True)
+class MpiLevelPrice:
+    """One cp1d-mpi level's compute on every node (arrays) or on the nodes
+    a projection prices: each exchange round's counting and writing passes
+    (work.ExchangeRound) and the final pass. The exchanges between them are
+    collectives, the engine's when executing and closed forms when
+    projecting."""
+
+    counting_s: tuple  # per round: the passes before its exchange of counts
+    writing_s: tuple  # per round: the pass before its exchange of edges
+    final_s: object  # after the last exchange: decoding and claiming
+
+    @property
+    def compute_s(self):
+        """Every pass, in the order they run."""
+        total = 0.0
+        for counting, writing in zip(self.counting_s, self.writing_s):
+            total = total + counting + writing
+        return total + self.final_s
+
+    @property
+    def receive_s(self):
+        """Fig. 13's receive part: the final pass, which decodes and claims."""
+        return self.final_s
+
+
+def price_mpi_level(passes, pass_seconds) -> MpiLevelPrice:
+    """The compute of a cp1d-mpi level's ``passes`` (work.mpi_passes):
+    ``pass_seconds(ops)`` gives one pass's time (its busiest thread) from
+    its operation counts, on every node the caller prices. A round's
+    counting passes (decoding the previous round's messages, then
+    counting) follow one another."""
+    counting = []
+    for exchange in passes.rounds:
+        seconds = 0.0
+        for ops in exchange.counting:
+            seconds = seconds + pass_seconds(ops)
+        counting.append(seconds)
+    return MpiLevelPrice(counting_s=tuple(counting),
+                         writing_s=tuple(pass_seconds(exchange.writing) for exchange in passes.rounds),
+                         final_s=pass_seconds(passes.final))
+
+
+# ------------------------------------------------------- a layout's costs
+# The executed runs' costs per node: the functions above with the layout's
+# sizes and each node's counts.
+
+
+def layout_residents(machine: Machine, layout: Layout) -> Residents:
+    """The largest node's randomly accessed structures, and what a header
+    read pulls from memory in this layout (memory.header_traffic)."""
+    graph, spec = layout.graph, layout.graph.spec
+    # a Kronecker graph's closed form takes its generated tuples; any other
+    # graph its stored entries
+    edges = (2.0 * spec.edgefactor * graph.num_vertices if spec.kind == "kronecker"
+             else float(len(graph.indices)))
+    return cp1d_residents(machine, float(layout.local_vertices.max()), layout.heavy_count, layout.N, layout.T,
+                          header_traffic(machine, graph.num_vertices, edges, layout.T, spec.kind))
+
+
+def node_counts(ops: dict) -> dict:
+    """Each node's operation counts: the sum over its threads."""
+    return {name: counts.sum(axis=1) for name, counts in ops.items()}
+
+
+def level_costs(machine: Machine, layout: Layout, ops: dict, compression: bool) -> dict:
+    """Per node, the cycles one of its threads spends per operation in a
+    level whose work is ``ops`` (the level's whole mix sets the L2's hit
+    rates, whichever part of it is then charged)."""
+    return op_cycles(machine, layout.T, layout_residents(machine, layout), node_counts(ops), compression)
+
+
+def thread_cycles(ops: dict, costs: dict) -> np.ndarray:
+    """(N, T) cycles each thread is busy with ``ops`` at per-node ``costs``."""
+    total = None
+    for name, counts in ops.items():
+        part = counts * np.asarray(costs[name])[..., None]
+        total = part if total is None else total + part
+    return total
+

@@ -1,7 +1,7 @@
 """Projection of Checconi & Petrini's bulk-synchronous MPI 1D BFS
 (cp1d-mpi) to runs too large to execute (mode "projected").
 
-The executed cp1d-mpi (simbfs/algorithms/cp1d_mpi.py) does cp1d-spi's work
+The executed cp1d-mpi (execute_mpi.py) does cp1d-spi's work
 in phases separated by MPI all-to-alls; per exchange round (one top-down,
 two bottom-up: probes, then answers)
 
@@ -15,9 +15,11 @@ The projection is simbfs/algorithms/cp1d/project_spi.py's, on the same virtual l
 and level functions, with these terms priced instead of the SPI ones
 (docs/background/projection.md, "cp1d-mpi"):
 
-* each pass's busiest thread: the cp1d-spi projection's Spread of the
-  per-(virtual node, thread) cycles (mean, Gaussian extreme and hub part),
-  plus the coarse index on every scanning pass;
+* each pass's busiest thread (work.mpi_passes, priced by
+  pricing.price_mpi_level as executed), on the busiest and on a typical
+  node: the cp1d-spi projection's Spread of the per-(virtual node, thread)
+  cycles (mean, Gaussian extreme and hub part), plus the coarse index on
+  every scanning pass;
 * the all-to-all of counts: 8 B to every other node;
 * the all-to-all of edges: the closed-form bytes and packets of the
   compression (shared with cp1d-spi), their injection, ejection, busiest
@@ -34,16 +36,16 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import work as cp1d
-from .mpi import SCAN_OPS, mpi_rounds
-from .spi import NeverVisible
 from ...bfs.direction import TOP_DOWN
 from ...engine.costs import exchange_cost, link_seconds, port_seconds, route_latency
 from ...engine.messaging import MPIMessages
 from ...projection import busiest_link_seconds, busiest_node_overhead_s, longest_route_hops
-from .pricing import op_cycles
-from .project_spi import LevelPricer, project_with
 from ...records import LevelRecord
+from ..search import LevelStep
+from .claim_timing import NeverVisible
+from .pricing import MpiLevelPrice, price_mpi_level
+from .project_spi import LevelPricer, project_with
+from .work import bottom_up, mpi_passes, top_down
 
 # The profile is laid out on virtual nodes, as for cp1d-spi.
 PROFILE_VERTEX_PER_NODE = False
@@ -66,59 +68,50 @@ class MpiLevelPricer(LevelPricer):
             latency_s=route_latency(hops, net),
             overhead_s=self.mpi.overhead_s(0.0, 0.0, N - 1, N - 1)).time_s if N > 1 else 0.0
 
-    def project_level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray, direction: str,
-                      seed: bool, edge_growth: float) -> tuple[cp1d.LevelWork, LevelRecord]:
+    def level(self, step: LevelStep) -> tuple[np.ndarray, LevelRecord, MpiLevelPrice]:
+        """One level of the walk at the target (walk_root's ``price``): the
+        level functions on the virtual layout, their passes priced on the
+        busiest and a typical node, and the all-to-alls."""
         target, layout = self.target, self.layout
         N, T = target.nodes, target.threads
         clock = target.machine.node.clock_hz
-        if direction == TOP_DOWN:
-            work = cp1d.top_down(layout, frontier, visited, target.options)
+        frontier, seed = step.frontier, step.seed
+        edge_growth = self.edge_growth(step)
+        if step.direction == TOP_DOWN:
+            work = top_down(layout, frontier, step.visited, target.options)
         else:  # the answers arrive after the exchange: no remote claim is visible
-            work = cp1d.bottom_up(layout, frontier, visited, target.options)(NeverVisible(layout.N))
+            work = bottom_up(layout, frontier, step.visited, target.options)(NeverVisible(layout.N))
         kappa, per_node, threads, nodes = self.cell_scaling(seed)
         item_growth = self.item_growth(edge_growth)
-        # each virtual node's costs under the level's whole mix (as executed)
-        costs = op_cycles(target.machine, T, self.residents, self.node_counts(work, item_growth),
-                          target.options.compression)
-        index = 0.0
-        if target.options.representation == "coarse-index":
-            index = math.ceil(self.local_t / layout.index_stride) * float(np.max(costs["index_word"]))
+        costs, index = self.thread_costs(self.grown_node_counts(work.ops, item_growth))
 
-        def seconds(ops: dict) -> tuple[float, float]:
-            """(busiest, typical node's busiest) thread of one pass."""
-            if not ops:
-                return 0.0, 0.0
-            cells = sum(counts * costs[name][:, None] * item_growth[name]
-                        for name, counts in ops.items() if name != "index_word")
-            _, busiest, typical = threads.mean_and_busiest(cells, T)
+        def pass_seconds(ops: dict) -> np.ndarray:
+            """One pass's busiest thread: on the busiest node, and on a typical one."""
+            _, busiest, typical = threads.mean_and_busiest(self.cells(ops, costs, item_growth), T)
             scanning = index if "index_word" in ops else 0.0
-            return (scanning + busiest) / clock, (scanning + typical) / clock
+            return np.array([(scanning + busiest) / clock, (scanning + typical) / clock])
 
-        rounds, final_ops = mpi_rounds(layout, work)
-        compute = typical = communication = 0.0
+        passes = mpi_passes(layout, work)
+        price = price_mpi_level(passes, pass_seconds)
+        communication = 0.0
         sent = payload = packets = backward = 0.0
-        for before, ops, streams in rounds:
-            scan = {name: ops[name] for name in SCAN_OPS}
-            # decoding before counting (answers), counting, writing
-            for one in (before, {**scan, "pack": ops["pack"]}, {**scan, "pack": ops["pack"], "compress": ops["pack"]}):
-                busiest, usual = seconds(one)
-                compute, typical = compute + busiest, typical + usual
-            messages = self._messages(replace(work, streams=streams), seed, edge_growth, len(frontier), per_node,
-                                      kappa, nodes)
+        for exchange in passes.rounds:
+            messages = self._messages(replace(work, streams=exchange.streams), seed, edge_growth, len(frontier),
+                                      per_node, kappa, nodes)
             communication += self.counts_s + self._edges_exchange_s(messages)
             sent, payload = sent + messages.edges * N, payload + messages.payload * N
             packets, backward = packets + messages.packets * N, backward + messages.backward_packets * N
-        busiest, usual = seconds(final_ops)
-        compute, typical = compute + busiest, typical + usual
         communication += self.closing_s
-        receive = seconds({name: final_ops[name] for name in cp1d.RECEIVE_OPS if name in final_ops})[1]
-        return work, self._record(
-            root, level, work, frontier, seed, edge_growth,
+        compute, typical = (float(seconds) for seconds in price.compute_s)
+        receive = float(price.receive_s[1])
+        record = self._record(
+            step, work, edge_growth,
             messages=int(round(packets)), bytes=float(round(payload)),
             time_s=compute + communication, compute_s=typical, communication_s=communication,
             synchronisation_s=max(compute - typical, 0.0), compute_max_s=compute, bottleneck="none",
             edges_sent=int(round(sent)), backward_messages=int(round(backward)),
             scan_s=typical - receive, receive_s=receive)
+        return work.new_vertices, record, price
 
     def _edges_exchange_s(self, messages) -> float:
         """The all-to-all of one round's edges, priced like
@@ -148,6 +141,6 @@ class MpiLevelPricer(LevelPricer):
 
 def project(graph, keys, machine, topology, algorithm, profile_scale: int, target_scale: int, edgefactor: int,
             progress=lambda message: None) -> list:
-    """As projection_cp1d.project, with cp1d-mpi's passes and all-to-alls."""
+    """As project_spi.project, with cp1d-mpi's passes and all-to-alls."""
     return project_with(MpiLevelPricer, graph, keys, machine, topology, algorithm, profile_scale, target_scale,
                         edgefactor, progress)

@@ -5,12 +5,13 @@ The executed cp1d-spi prices a level per node as
 
     busy = max(cpu, inject, eject, busiest link, memory) + drain
 
-plus the closing allreduce (cp1d_spi.py). A projection prices the same
+plus the closing allreduce (execute_spi.py, pricing.price_level). A
+projection prices the same
 terms for the target (N nodes, scale S) without its graph, in four steps
 (docs/background/projection.md, "cp1d-spi"):
 
 1. **Profile on real data.** The paper's own level functions
-   (cp1d.top_down, cp1d.bottom_up) run on a Graph500 graph at the profile
+   (work.top_down, work.bottom_up) run on a Graph500 graph at the profile
    scale s, laid out on V *virtual nodes* (V = N when the profile graph
    gives every node at least 256 vertices, else fewer) with the target's
    threads. The heavy vertices are the profile vertices whose degree, grown
@@ -18,8 +19,8 @@ terms for the target (N nodes, scale S) without its graph, in four steps
    vertices (closed form of kronecker_theory), so that the vertices left
    light are the target's light ones; and at least as many of the heaviest
    as hold the share of adjacency entries the target's LB heaviest hold.
-   Each level's direction is CalcDirection
-   evaluated with the target's counts.
+   The roots are walked level by level (search.walk_root); each level's
+   direction is CalcDirection evaluated with the target's counts.
 
 2. **Per-cell work.** The level functions give operation counts per
    (virtual node, thread), edges per stream and per sweep vertex. Each
@@ -51,28 +52,23 @@ terms for the target (N nodes, scale S) without its graph, in four steps
    streams are longer than the mean's, so its packets are E[ceil] of its
    own streams: fuller than the mean's. Injection, ejection, the busiest
    torus link and the longest route use the same closed forms as the
-   level-synchronous projection (simbfs/projection.py). Bottom-up claim
-   visibility uses the executed model's delays (packet fill at the
-   target's per-pair rates, two flights) in the level functions' own
-   sweep-time rule, after a first pass with no remote claim visible.
+   level-synchronous projection (simbfs/projection/). The busiest and a
+   typical node are priced by the executed run's pricing.price_level.
+   Bottom-up claim visibility uses the executed model's delays (packet
+   fill at the target's per-pair rates, two flights) in the level
+   functions' own sweep-time rule, after a first pass with no remote claim
+   visible (claim_timing.py).
 
 Every output of a projection says "projected".
 """
 
 from __future__ import annotations
 
-from ..base import root_done
-
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import work as cp1d
-from .work import CP1DOptions, Layout, LevelWork
-from .memory import header_traffic
-from .pricing import cp1d_residents, memory_seconds, op_cycles
-from .spi import NeverVisible, bottleneck, calc_direction, offers_pair_tables
 from ...bfs.direction import BOTTOM_UP, TOP_DOWN
 from ...bfs.parallel import map_in_order
 from ...engine.costs import allreduce_time, port_seconds, route_latency
@@ -80,10 +76,17 @@ from ...engine.messaging import DirectPackets
 from ...engine.topology import Topology
 from ...graph import Graph
 from ...machine.model import Machine
-from ...projection import Growth, grown_degrees, busiest_link_seconds, longest_route_hops, poisson_ceil_mean
-from ...projection.virtual import (Spread, heavy_vertices_at_profile,
-                                   virtual_nodes)
+from ...projection import Growth, busiest_link_seconds, grown_degrees, longest_route_hops, poisson_ceil_mean
+from ...projection.virtual import Spread, heavy_vertices_at_profile, virtual_nodes
 from ...records import LevelRecord
+from ..base import root_done
+from ..search import LevelStep, Walk, walk_root
+from .claim_timing import ClaimTiming, NeverVisible, TargetClaimDelay, self_consistent_claim_timing
+from .layout import HEAVY_SHARE_LIMIT, Layout
+from .memory import header_traffic
+from .pricing import (LevelPrice, closing_words, cp1d_residents, edges_per_packet, fill_wait_s, memory_seconds,
+                      op_cycles, packet_trip_s, price_level, probe_queue_share, stream_rates, compressed_ops)
+from .work import OP_NAMES, RECEIVE_OPS, CP1DOptions, LevelWork, bottom_up, calc_direction, top_down
 
 # The profile is laid out on virtual nodes (at most one per 256 profile vertices).
 PROFILE_VERTEX_PER_NODE = False
@@ -95,8 +98,8 @@ PACKET_GROUPS = 16  # per side: 16 x 16 (sender, receiver) load pairs
 
 
 def target_heavy_count(lb: int, target_vertices: int) -> int:
-    """The executed rule (cp1d.Layout): LB, at most one per HEAVY_SHARE_LIMIT vertices."""
-    return min(lb, target_vertices // cp1d.HEAVY_SHARE_LIMIT)
+    """The executed rule (layout.Layout): LB, at most one per HEAVY_SHARE_LIMIT vertices."""
+    return min(lb, target_vertices // HEAVY_SHARE_LIMIT)
 
 
 # ------------------------------------------------------------- messages
@@ -218,54 +221,23 @@ class Target:
     options: CP1DOptions
 
 
-class _TargetClaimDelay:
-    """cp1d_spi.ClaimDelay at the target's mean rates, on the virtual layout:
-    the same cp1d.probe_claim_delay_s, with one mean trip and fill wait for all pairs."""
+@dataclass(frozen=True)
+class ProjectedLevel:
+    """A level's price at the target: the busiest node's and a typical
+    node's LevelPrice (the typical node's sweep and probes' queue wait set
+    the claim timing), the typical node's busiest thread's sweep and
+    receive time, the whole machine's messages, and the claim timing the
+    level gives."""
 
-    def __init__(self, virtual: int, sweep_s: float, trip_s: float, probe_fill_s: float, answer_fill_s: float):
-        self.sweep_time = np.full(virtual, sweep_s)
-        self._trip = trip_s
-        self._probe_fill = probe_fill_s
-        self._answer_fill = answer_fill_s
-        self._pair_table = None
-
-    def pair_tables(self, count: int):
-        """ClaimDelay.pair_tables of these terms, the same for every pair: the
-        level's compiled walk then evaluates the formula itself, and scans
-        only the segments it reads, where spi.offers_pair_tables."""
-        pairs = len(self.sweep_time) ** 2
-        if not offers_pair_tables(count, pairs):
-            return None
-        if self._pair_table is None:
-            self._pair_table = tuple(np.full(pairs, value, dtype=np.float64)
-                                     for value in (self._trip, self._probe_fill, self._answer_fill))
-        return self._pair_table
-
-    def __call__(self, prober, owner, t):
-        return cp1d.probe_claim_delay_s(self.sweep_time[prober], self.sweep_time[owner], t, self._probe_fill,
-                                        self._answer_fill, self._trip)
-
-
-@dataclass
-class PricedLevel:
-    busy_s: float  # the busiest node's
-    typical_busy_s: float
-    cpu_s: float
-    cpu_mean_s: float
+    busiest: LevelPrice
+    typical: LevelPrice
     scan_s: float
     receive_s: float
-    inject_s: float
-    eject_s: float
-    link_s: float
-    memory_s: float
     edges_sent: float
     payload: float
     packets: float
     backward_packets: float
-    probe_rate: float = 0.0  # edges per second per (sender, receiver) pair
-    answer_rate: float = 0.0
-    per_packet: float = 1.0
-    queue_s: float = 0.0  # a typical node's probes' wait in its injection queue
+    timing: ClaimTiming
 
 
 @dataclass
@@ -318,7 +290,7 @@ class LevelPricer:
         collectives = target.machine.collectives
         # each level's closing allreduce, and P^H after the last one (Algorithm 4)
         heavy = target.heavy if target.options.load_balancing else 0
-        self.closing_words = cp1d.closing_words(heavy)
+        self.closing_words = closing_words(heavy)
         self.closing_s = allreduce_time(collectives, target.nodes, 8 * self.closing_words)
         self.final_s = allreduce_time(collectives, target.nodes, 8 * heavy) if heavy else 0.0
 
@@ -337,26 +309,54 @@ class LevelPricer:
                                                                                       hub_growth, N)
 
     @staticmethod
-    def node_counts(work: LevelWork, item_growth: dict) -> dict:
+    def grown_node_counts(ops: dict, item_growth: dict) -> dict:
         """Each virtual node's operations, grown to the target's per item
         (index words apart: the projection charges them in closed form)."""
-        return {k: work.ops[k].sum(axis=1) * item_growth[k] for k in cp1d.OP_NAMES if k != "index_word"}
+        return {k: ops[k].sum(axis=1) * item_growth[k] for k in OP_NAMES if k != "index_word"}
 
     def item_growth(self, edge_growth: float) -> dict:
         """How each operation's count per item grows to the target."""
-        growth = {name: (edge_growth if name in EDGE_OPS else 1.0) for name in cp1d.OP_NAMES}
+        growth = {name: (edge_growth if name in EDGE_OPS else 1.0) for name in OP_NAMES}
         # headers are swept for the typical vertices of the active index
         # words, even in a seed level; their count saturates at the threads
         growth["vertex_header"] = self.header_growth
         return growth
 
-    def price(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int) -> PricedLevel:
-        target, layout = self.target, self.layout
+    def edge_growth(self, step: LevelStep) -> float:
+        """How a level's work per adjacency entry grows to the target: with
+        a seed frontier's own degrees, else as a reached vertex's of the
+        bulk."""
+        if not step.seed:
+            return self.growth.reached_mean
+        degree = self.layout.degree[step.frontier]
+        weight = float(degree.sum())
+        return float(grown_degrees(self.growth, degree).sum()) / weight if weight else self.growth.mean
+
+    def thread_costs(self, counts: dict) -> tuple[dict, float]:
+        """Each virtual node's cycles per operation under its level's whole
+        mix of grown ``counts`` (as executed), and what the coarse index
+        costs a thread: every thread tests every index word of its node,
+        whatever the frontier."""
+        target = self.target
+        costs = op_cycles(target.machine, target.threads, self.residents, counts, target.options.compression)
+        index = 0.0
+        if target.options.representation == "coarse-index":
+            index = math.ceil(self.local_t / self.layout.index_stride) * float(np.max(costs["index_word"]))
+        return costs, index
+
+    @staticmethod
+    def cells(ops: dict, costs: dict, item_growth: dict):
+        """Cycles per (virtual node, thread) of ``ops`` at the target (index
+        words apart: thread_costs prices them)."""
+        return sum(counts * costs[name][:, None] * item_growth[name] for name, counts in ops.items()
+                   if name != "index_word")
+
+    def price(self, work: LevelWork, seed: bool, edge_growth: float, frontier_vertices: int) -> ProjectedLevel:
+        target = self.target
         machine = target.machine
         net, T, N = machine.network, target.threads, target.nodes
         kappa, per_node, threads, nodes = self.cell_scaling(seed)
-        if target.options.compression:  # as the executed _price: every packed edge is also compressed
-            work.ops["compress"] = work.ops["pack"].copy()
+        ops = compressed_ops(work.ops, target.options.compression)
         item_growth = self.item_growth(edge_growth)
         messages = self._messages(work, seed, edge_growth, frontier_vertices, per_node, kappa, nodes)
 
@@ -368,8 +368,6 @@ class LevelPricer:
         # are longer than the mean's, so their packets are fuller
         out_wire = float(net.wire_bytes(*messages.out_busiest)) if messages.packets else 0.0
         in_wire = float(net.wire_bytes(*messages.in_busiest)) if messages.packets else 0.0
-        inject = port_seconds(out_wire, net)
-        eject = port_seconds(in_wire, net)
         link = busiest_link_seconds(target.topology, net, wire * N, out_wire, in_wire)
         latency = 0.0
         if wire:
@@ -379,94 +377,112 @@ class LevelPricer:
         # threads: sweep, receive and per-packet overheads, at each virtual
         # node's costs under its own mix of operations (as executed)
         clock = machine.node.clock_hz
-        counts = self.node_counts(work, item_growth)
-        costs = op_cycles(machine, T, self.residents, counts, target.options.compression)
-        index = 0.0
-        if target.options.representation == "coarse-index":
-            # every thread tests every index word of its node, whatever the frontier
-            index = math.ceil(self.local_t / layout.index_stride) * float(np.max(costs["index_word"]))
+        counts = self.grown_node_counts(ops, item_growth)
+        costs, index = self.thread_costs(counts)
 
         def cycles(names):
-            return sum(work.ops[k] * costs[k][:, None] * item_growth[k] for k in names if k != "index_word")
+            return self.cells({k: ops[k] for k in names}, costs, item_growth)
 
-        scan_names = [k for k in cp1d.OP_NAMES if k not in cp1d.RECEIVE_OPS]
+        scan_names = [k for k in OP_NAMES if k not in RECEIVE_OPS]
         # per thread: (mean, busiest anywhere, busiest of a typical node)
         _, _, scan_typical = threads.mean_and_busiest(cycles(scan_names), T)
-        _, _, receive_typical = threads.mean_and_busiest(cycles(cp1d.RECEIVE_OPS), T)
-        cells = cycles(cp1d.OP_NAMES) + self._overhead_cycles(messages, kappa)[:, None]
+        _, _, receive_typical = threads.mean_and_busiest(cycles(RECEIVE_OPS), T)
+        cells = cycles(OP_NAMES) + self._overhead_cycles(messages, kappa)[:, None]
         _, busiest, typical = threads.mean_and_busiest(cells, T)
-        cpu = (index + busiest) / clock
+        memory_mean, memory, _ = nodes.mean_and_busiest(memory_seconds(machine, self.residents, counts))
 
-        memory_cells = memory_seconds(machine, self.residents, counts)
-        memory_mean, memory, _ = nodes.mean_and_busiest(memory_cells)
+        def node(cpu_s, memory_s, inject_s, eject_s) -> LevelPrice:
+            return price_level(machine, work.direction, N, cpu_s=cpu_s, memory_s=memory_s, inject_s=inject_s,
+                               eject_s=eject_s, link_s=link, latency_s=latency, sends=bool(wire))
 
-        busy = float(cp1d.spi_level_busy_s(cpu, inject, eject, link, memory, latency, net, work.direction,
-                                           sends=bool(wire)))
-        # a typical node's busy time: its sweep sets the claim timing
-        typical_busy = float(cp1d.spi_level_busy_s((index + typical) / clock, port_seconds(wire, net),
-                                                   port_seconds(wire, net), link, memory_mean, latency, net,
-                                                   work.direction, sends=bool(wire)))
-        if messages.packets:
-            per_packet = messages.edges / messages.packets
-        else:  # no packet sent: a full uncompressed one
-            per_packet = math.floor(net.packet_payload_bytes / machine.section("cp1d").uncompressed_entry_bytes)
-        # a typical node's packets wait in its injection queue while its
-        # threads outpace its port or the busiest link (as executed)
-        queue = float(cp1d.level_queue_wait_s((index + typical) / clock, memory_mean, port_seconds(wire, net), link,
-                                              N, machine.section("cp1d").in_flight, net))
-        # stream rates over the level (a zero busy time only when nothing was done)
-        rates = [edges / (N * pair) / max(typical_busy, 1e-12) for edges in messages.channel_edges]
+        busiest_node = node((index + busiest) / clock, memory, port_seconds(out_wire, net),
+                            port_seconds(in_wire, net))
+        # a typical node, whose sweep and probes' queue wait (its threads
+        # outpacing its port or the busiest link, as executed) set the
+        # claim timing
+        typical_node = node((index + typical) / clock, memory_mean, port_seconds(wire, net), port_seconds(wire, net))
+        per_packet = edges_per_packet(messages.edges, messages.packets, net.packet_payload_bytes,
+                                      machine.section("cp1d"))
+        rates = stream_rates([edges / (N * pair) for edges in messages.channel_edges], typical_node.busy_s)
         probe_rate, answer_rate = (rates + [0.0, 0.0])[:2]  # a top-down level has one channel
-        return PricedLevel(
-            busy_s=busy, typical_busy_s=typical_busy, cpu_s=cpu, cpu_mean_s=(index + typical) / clock,
-            scan_s=(index + scan_typical) / clock, receive_s=receive_typical / clock,
-            inject_s=inject, eject_s=eject, link_s=link, memory_s=memory,
-            edges_sent=messages.edges * N, payload=messages.payload * N, packets=messages.packets * N,
-            backward_packets=messages.backward_packets * N,
-            probe_rate=probe_rate, answer_rate=answer_rate, per_packet=per_packet, queue_s=queue)
+        timing = ClaimTiming(float(typical_node.busy_s), float(probe_rate), float(answer_rate), per_packet,
+                             float(typical_node.queue_s))
+        return ProjectedLevel(
+            busiest=busiest_node, typical=typical_node, scan_s=(index + scan_typical) / clock,
+            receive_s=receive_typical / clock, edges_sent=messages.edges * N, payload=messages.payload * N,
+            packets=messages.packets * N, backward_packets=messages.backward_packets * N, timing=timing)
 
-    def project_level(self, root: int, level: int, frontier: np.ndarray, visited: np.ndarray, direction: str,
-                      seed: bool, edge_growth: float) -> tuple[LevelWork, LevelRecord]:
-        """One level of the search at the target: the level functions on the
-        virtual layout, priced (a bottom-up level more than once: its claim
-        timing needs the rates of a first pass with no remote claim visible,
-        and then the sweep time it itself gives,
-        cp1d.self_consistent_claim_timing)."""
+    def level(self, step: LevelStep) -> tuple[np.ndarray, LevelRecord, ProjectedLevel]:
+        """One level of the walk at the target (walk_root's ``price``): the
+        level functions on the virtual layout, priced (a bottom-up level
+        more than once: its claim timing needs the rates of a first pass
+        with no remote claim visible, and then the sweep time it itself
+        gives, claim_timing.self_consistent_claim_timing)."""
         layout, options = self.layout, self.target.options
-        if direction == TOP_DOWN:
-            work = cp1d.top_down(layout, frontier, visited, options)
+        frontier, seed = step.frontier, step.seed
+        edge_growth = self.edge_growth(step)
+        if step.direction == TOP_DOWN:
+            work = top_down(layout, frontier, step.visited, options)
             priced = self.price(work, seed, edge_growth, len(frontier))
         else:
-            bottom_up = cp1d.bottom_up(layout, frontier, visited, options)  # evaluated per claim timing
-            def timing_of(priced: PricedLevel) -> cp1d.ClaimTiming:
-                return cp1d.ClaimTiming(priced.typical_busy_s, priced.probe_rate, priced.answer_rate,
-                                        priced.per_packet, priced.queue_s)
+            level = bottom_up(layout, frontier, step.visited, options)  # evaluated per claim timing
 
-            def evaluate(timing: cp1d.ClaimTiming):
-                work = bottom_up(self.claim_delay(timing))
+            def evaluate(timing: ClaimTiming):
+                work = level(self.claim_delay(timing))
                 priced = self.price(work, seed, edge_growth, len(frontier))
-                return (work, priced), timing_of(priced)
+                return (work, priced), priced.timing
 
-            first = timing_of(self.price(bottom_up(NeverVisible(layout.N)), seed, edge_growth, len(frontier)))
-            work, priced = cp1d.self_consistent_claim_timing(evaluate, first)
-        time_s = priced.busy_s + self.closing_s
-        return work, self._record(
-            root, level, work, frontier, seed, edge_growth,
+            first = self.price(level(NeverVisible(layout.N)), seed, edge_growth, len(frontier)).timing
+            work, priced = self_consistent_claim_timing(evaluate, first)
+        busiest, typical = priced.busiest, priced.typical
+        flush = float(busiest.flush_s)
+        record = self._record(
+            step, work, edge_growth,
             messages=int(round(priced.packets)), bytes=float(round(priced.payload)),
-            time_s=time_s, compute_s=priced.cpu_mean_s,
-            communication_s=priced.busy_s - priced.cpu_s + self.closing_s,
-            synchronisation_s=max(priced.cpu_s - priced.cpu_mean_s, 0.0),
-            compute_max_s=priced.cpu_s, bottleneck=_bottleneck(priced),
+            time_s=float(busiest.busy_s) + self.closing_s, compute_s=float(typical.cpu_s),
+            communication_s=flush + self.closing_s,
+            synchronisation_s=max(float(busiest.cpu_s - typical.cpu_s), 0.0),
+            compute_max_s=float(busiest.cpu_s), bottleneck=busiest.bottleneck,
             edges_sent=int(round(priced.edges_sent)), backward_messages=int(round(priced.backward_packets)),
-            scan_s=priced.scan_s, receive_s=priced.receive_s, flush_s=priced.busy_s - priced.cpu_s)
+            scan_s=float(priced.scan_s), receive_s=float(priced.receive_s), flush_s=flush)
+        return work.new_vertices, record, priced
 
-    def _record(self, root: int, level: int, work: LevelWork, frontier: np.ndarray, seed: bool,
-                edge_growth: float, **priced) -> LevelRecord:
+    def next_direction(self, step: LevelStep, new: np.ndarray) -> str:
+        """CalcDirection on the target's counts, after ``step`` claimed
+        ``new`` (walk_root's ``next_direction``; top-down throughout
+        without direction optimisation). The unvisited at the target: all
+        vertices but the reached ones, whose share shrinks as the share of
+        vertices with an edge does (counted in profile vertices)."""
+        if not self.target.options.direction_optimising or not len(new):
+            return TOP_DOWN
+        n, degree, growth = self.layout.n, self.layout.degree, self.growth
+        reached = int(np.count_nonzero(step.visited))
+        unvisited_at_target = n - growth.vertices * reached
+        if step.seed and len(new) <= math.sqrt(n):
+            # still a seed frontier: its edges grow with its own degrees
+            frontier_edges = float(grown_degrees(growth, degree[new]).sum())
+            return calc_direction(frontier_edges, unvisited_at_target * self.target.vertices / n)
+        # the bulk: its edges keep their share (both sides in profile vertices)
+        return calc_direction(float(degree[new].sum()) * growth.mean, unvisited_at_target)
+
+    def walk(self, root: int, on_level=None) -> Walk:
+        """The root's walk at the target (walk_root), with P^H's allreduce
+        after its last level."""
+        walk = walk_root(self.layout.graph, root, self.level, next_direction=self.next_direction,
+                         on_level=on_level)
+        if not self.final_s:
+            return walk
+        last = walk.records[-1]
+        last.time_s += self.final_s
+        last.communication_s += self.final_s
+        return replace(walk, time_s=walk.time_s + self.final_s)
+
+    def _record(self, step: LevelStep, work: LevelWork, edge_growth: float, **priced) -> LevelRecord:
         """The level's record: the work's counts at the target, and ``priced``."""
-        vertex_scale = 1.0 if seed else self.target.vertices / self.layout.n * self.growth.vertices
+        vertex_scale = 1.0 if step.seed else self.target.vertices / self.layout.n * self.growth.vertices
         return LevelRecord(
-            root=root, level=level, direction=work.direction,
-            frontier_vertices=int(round(len(frontier) * vertex_scale)),
+            root=step.root, level=step.level, direction=work.direction,
+            frontier_vertices=int(round(len(step.frontier) * vertex_scale)),
             edges_examined=int(round(work.edges_examined * vertex_scale * edge_growth)),
             collective_bytes=float(8 * self.closing_words * max(self.target.nodes - 1, 0)), **priced)
 
@@ -527,74 +543,15 @@ class LevelPricer:
         return (messages.packets / kappa * layer.overhead_s(relative_out, relative_in)
                 / self.target.threads * self.target.machine.node.clock_hz)
 
-    def claim_delay(self, timing: cp1d.ClaimTiming) -> _TargetClaimDelay:
+    def claim_delay(self, timing: ClaimTiming) -> TargetClaimDelay:
         """The executed ClaimDelay's terms at the target's mean rates; as
         executed, each node's own sweep is a typical one's."""
         target = self.target
-        # the probe waits in its prober's injection queue (cp1d.probe_queue_share)
-        trip = (cp1d.packet_trip_s(self.mean_hops, target.machine.network, DirectPackets(target.machine.messaging))
-                + float(cp1d.probe_queue_share(timing.queue_s)))
-        return _TargetClaimDelay(self.V, float(timing.sweep_s), trip,
-                                 cp1d.fill_wait_s(timing.per_packet, timing.probe_rate),
-                                 cp1d.fill_wait_s(timing.per_packet, timing.answer_rate))
-
-
-# ------------------------------------------------------------------ root
-def project_root(pricer: LevelPricer, root: int, growth: Growth,
-                 edgefactor: int) -> tuple[float, float, list[LevelRecord]]:
-    """Projected (edges, BFS time, level records) of one root at the target."""
-    target, layout = pricer.target, pricer.layout
-    graph, options = layout.graph, target.options
-    n = graph.num_vertices
-    degree = layout.degree
-    visited = np.zeros(n, dtype=bool)
-    visited[root] = True
-    frontier = np.array([root], dtype=np.int64)
-    unvisited = n - 1
-    direction = TOP_DOWN
-    seed = True
-    records, total = [], 0.0
-    level = 0
-    while len(frontier):
-        # Seed levels: the frontier is the same handful of vertices at any
-        # scale, until it first exceeds sqrt(n) (as in simbfs/projection.py).
-        # (A bottom-up level sweeps every unvisited vertex: never a seed.)
-        seed = seed and len(frontier) <= math.sqrt(n) and direction == TOP_DOWN
-        if seed:
-            weight = float(degree[frontier].sum())
-            edge_growth = float(grown_degrees(growth, degree[frontier]).sum()) / weight if weight else growth.mean
-        else:  # a reached vertex of the bulk
-            edge_growth = growth.reached_mean
-        work, record = pricer.project_level(root, level, frontier, visited, direction, seed, edge_growth)
-        total += record.time_s
-        records.append(record)
-        # advance, with CalcDirection on the target's counts
-        new = work.new_vertices
-        visited[new] = True
-        unvisited -= len(new)
-        frontier = new
-        level += 1
-        if options.direction_optimising and len(new):
-            # the unvisited at the target: all vertices but the reached ones,
-            # whose share shrinks as the share of vertices with an edge does
-            # (counted in profile vertices)
-            unvisited_at_target = n - growth.vertices * (n - unvisited)
-            if seed and len(new) <= math.sqrt(n):
-                # still a seed frontier: its edges grow with its own degrees
-                frontier_edges = float(grown_degrees(growth, degree[new]).sum())
-                direction = calc_direction(frontier_edges, unvisited_at_target * target.vertices / n)
-            else:  # the bulk: its edges keep their share (both sides in profile vertices)
-                direction = calc_direction(float(degree[new].sum()) * growth.mean, unvisited_at_target)
-    if pricer.final_s:
-        records[-1].time_s += pricer.final_s
-        records[-1].communication_s += pricer.final_s
-        total += pricer.final_s
-    edges = graph.input_edges_in_component(visited) / graph.num_input_edges * edgefactor * target.vertices
-    return edges, total, records
-
-
-def _bottleneck(priced: PricedLevel) -> str:
-    return bottleneck(priced.cpu_s, priced.inject_s, priced.eject_s, priced.link_s, priced.memory_s)
+        # the probe waits in its prober's injection queue (pricing.probe_queue_share)
+        trip = (packet_trip_s(self.mean_hops, target.machine.network, DirectPackets(target.machine.messaging))
+                + float(probe_queue_share(timing.queue_s)))
+        return TargetClaimDelay(self.V, float(timing.sweep_s), trip, fill_wait_s(timing.per_packet, timing.probe_rate),
+                                fill_wait_s(timing.per_packet, timing.answer_rate))
 
 
 def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm, profile_scale: int,
@@ -625,9 +582,9 @@ def project_with(pricer_class, graph: Graph, keys, machine: Machine, topology: T
     pricer = pricer_class(target, layout, growth, graph.num_vertices)
 
     def one(root):
-        edges, time_s, records = project_root(pricer, int(root), growth, edgefactor)
+        walk = pricer.walk(int(root))
         progress(root_done(root))
-        return int(root), edges, time_s, records
+        return int(root), walk.target_edges(graph, edgefactor, n_target), walk.time_s, walk.records
 
     # Roots on a thread pool (numpy releases the GIL in the gathers and
     # sorts that dominate); results come back in root order.
