@@ -18,12 +18,7 @@ import simbfs.algorithms as algorithms
 from simbfs.algorithms import ALGORITHMS
 from simbfs.algorithms.search import RootSearch
 
-FAMILIES = sorted(info.name for info in pkgutil.iter_modules(algorithms.__path__) if info.ispkg)
-# cp1d still composes a level in its spi/mpi modules and in its projections
-# (work.py holds counting and pricing together): issue 32's item 1 for it is open
-NOT_YET = {"cp1d": "cp1d is not yet split into work, pricing and execute modules"}
-PACKAGES = [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[name])) if name in NOT_YET
-            else name for name in FAMILIES]
+FAMILIES = PACKAGES = sorted(info.name for info in pkgutil.iter_modules(algorithms.__path__) if info.ispkg)
 
 
 def modules_of(package: str) -> list[str]:
