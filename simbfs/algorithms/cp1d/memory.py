@@ -27,7 +27,7 @@ of N, for a graph of n vertices:
 Peak = adjacency + headers + index + max(building, visit).
 
 The estimate counts these data structures only. Its closed forms are
-within 3% of the layout built here (tests/test_algorithms_cp1d.py); it
+within 3% of the layout built here (tests/test_cp1d_memory.py); it
 leaves out the compute node kernel, the MPI library and allocator slack,
 which on BlueGene/Q take little ("nearly the full 16 GB of physical memory
 is dedicated to application usage": IBM Redbook SG24-7948, Blue Gene/Q

@@ -1,6 +1,6 @@
-"""What one node's threads pay for Checconi & Petrini's operations: cycles
-per operation and main-memory time, as pure functions of the node's
-operation counts.
+"""What Checconi & Petrini's codes pay: cycles per operation and
+main-memory time, as pure functions of a node's operation counts, and the
+time of a whole level composed from them (every cost formula of cp1d).
 
 Both codes of this package and cp2d price with these functions: an executed
 run with every node's counts, a projection with its virtual nodes' counts
@@ -23,7 +23,7 @@ grown to the target. The model (docs/background/cp1d.md, "Per-node costs"):
 * **Memory bandwidth.** Streams and misses move lines from DDR; a level
   lasts at least as long as the node's memory bandwidth needs for them.
 
-The level (docs/background/cp1d.md, "Timing")
+The level (docs/background/cp1d.md)
     cp1d-spi: communication overlaps computation (the paper's "almost
     complete overlap", IV-E), and a send waits while its buffer is still in
     flight, so a node's level lasts as long as its slowest resource::
