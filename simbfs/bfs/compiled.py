@@ -37,7 +37,7 @@ def _stamped(locator):
     also holds the fingerprint of the whole package. numba invalidates a
     cached loop only when the file that defines it changes; ours compile
     functions of other files into them (bfs.compiled's helpers, the pricing
-    formula claim_delay_s of cp1d/work.py), and an edit there would
+    formula claim_delay_s of cp1d/pricing.py), and an edit there would
     otherwise leave the cached machine code computing the old formula."""
     class Stamped(locator):
         def get_source_stamp(self):

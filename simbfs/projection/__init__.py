@@ -110,7 +110,7 @@ class Moments:
     largest: float
     largest_degree: float
     # (value, degree) of every vertex with a nonzero value, when there are
-    # few (the seed levels around the root: see project_root)
+    # few (the seed levels around the root: search.LevelStep.seed)
     items: np.ndarray | None = None
 
     @classmethod

@@ -57,7 +57,7 @@ from ...graph import Graph
 from ...machine.model import Machine
 from ...records import LevelRecord, RootRun
 from ..base import Algorithm
-from ..cp1d import work as cp1d
+from ..cp1d.work import require_cp1d
 from ..search import RootSearch
 from .pricing import LevelPrice, bitmap_working_set_bytes, pairs_per_packet, price_level, residents
 from .work import WORD_BYTES, LevelWork, Scanner, grid_shape
@@ -68,7 +68,7 @@ def node_memory_bytes(machine: Machine, num_vertices: int, num_directed_edges: i
     column's range (hypersparse: one word per column vertex), plus the
     larger of the generated tuples while building and the visit's bitmaps,
     parents and fold buffers (at most one pair per row vertex each way)."""
-    cp = cp1d.require_cp1d(machine)
+    cp = require_cp1d(machine)
     rows, cols = grid_shape(nodes)
     local_e = num_directed_edges / nodes
     structure = local_e * cp.adjacency_entry_bytes + (num_vertices / cols + 1) * WORD_BYTES
@@ -95,7 +95,7 @@ class CP2D(Algorithm):
                 "fold along rows, top-down only, no compression, no overlap")
 
     def check(self, machine, num_vertices: int, nodes: int) -> None:
-        cp1d.require_cp1d(machine)
+        require_cp1d(machine)
         grid_shape(nodes)
 
     def node_memory_bytes(self, num_vertices: int, num_directed_edges: int, nodes: int, machine=None,
@@ -112,7 +112,7 @@ class CP2DSearch(RootSearch):
     def __init__(self, algorithm: CP2D, sim: Simulation, graph: Graph, root: int, recorder=NULL_RECORDER):
         super().__init__(sim, graph, root, recorder)
         self.algorithm = algorithm
-        self.cp = cp1d.require_cp1d(sim.machine)
+        self.cp = require_cp1d(sim.machine)
         self.scanner = Scanner(graph, self.N, root)
         scanner = self.scanner
         self.residents = residents(self.machine, self.n, scanner.R, scanner.C,

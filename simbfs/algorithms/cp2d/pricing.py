@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...machine.model import Machine
-from ..cp1d import work as cp1d
+from ..cp1d.work import require_cp1d
 from ..cp1d.pricing import PARENT_BYTES, Residents, memory_seconds, op_cycles, open_packet_bytes
 from .work import Counts
 
@@ -50,7 +50,7 @@ def bitmap_working_set_bytes(num_vertices: int, rows: int, cols: int) -> float:
 def residents(machine: Machine, num_vertices: int, rows: int, cols: int, local_vertices: float) -> Residents:
     """A node's randomly accessed structures: its bitmaps, its parents, and
     the open packets of the fold to the other nodes of its grid row."""
-    cp = cp1d.require_cp1d(machine)
+    cp = require_cp1d(machine)
     return Residents(bitmaps=bitmap_working_set_bytes(num_vertices, rows, cols),
                      parents=PARENT_BYTES * local_vertices,
                      buffers=open_packet_bytes(machine, cols - 1, cp.threads, channels=1) if cols > 1 else 0.0)
@@ -67,7 +67,7 @@ def phase_seconds(machine: Machine, residents: Residents, threads: int, ops: dic
     under this phase's mix, spread over its threads, or its memory traffic
     at the memory bandwidth if that takes longer (no compression in this
     code)."""
-    cp = cp1d.require_cp1d(machine)
+    cp = require_cp1d(machine)
     costs = op_cycles(machine, cp.threads, residents, ops, compression=False)
     cycles = sum(counts * costs[name] for name, counts in ops.items())
     cpu = cycles / threads / machine.node.clock_hz

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..cp1d import work as cp1d
+from ..cp1d.work import require_cp1d
 from ..bsp1d.work import gather_adjacency
 from ..cp1d.pricing import Residents
 from .pricing import pairs_per_packet, price_level, residents
@@ -210,7 +210,7 @@ class Target:
     def of(cls, machine: Machine, topology: Topology, vertices: int) -> "Target":
         nodes = topology.nodes
         rows, cols = grid_shape(nodes)
-        cp = cp1d.require_cp1d(machine)
+        cp = require_cp1d(machine)
         node = machine.node
         return cls(machine, topology, nodes, rows, cols, vertices,
                    threads=min(cp.threads, int(node.cores * node.threads_per_core)),
