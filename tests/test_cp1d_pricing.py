@@ -23,6 +23,7 @@ from simbfs.engine import Simulation
 from simbfs.engine.messaging import DirectPackets
 from simbfs.graph import search_keys
 from simbfs.machine import load_machine
+from tests.conftest import tiny_machine
 from tests.cp1d_support import bgq, kronecker_graphs, small_kronecker_graph
 
 
@@ -51,42 +52,53 @@ def test_threads_on_a_core_hide_latency_until_issue_slots_are_full(small_graph, 
     assert np.allclose(cycles, counts * per_op)
 
 
-@pytest.mark.parametrize("threads, per_op", [(16, 3), (64, 12)])
+def sixteen_threads_on_four_cores(**changes) -> dict:
+    """Dotted-path changes to the fixture machine: 4 cores of 4 threads."""
+    given = {"node.cores": 4, "node.threads_per_core": 4, **changes}
+    return {key: {"value": value, "source": "test"} for key, value in given.items()}
+
+
+@pytest.mark.parametrize("threads, per_op", [(4, 3), (16, 12)])
 def test_an_op_without_random_access_costs_k_issue_slots(small_graph, threads, per_op):
-    # edge_entry: 3 cycles, no random access: max(3, k x 3)
-    machine = load_machine("bluegene_q", [f"cp1d.threads={threads}"])
+    # the fixture's edge_entry: 3 cycles, no random access; 4 cores: k = threads / 4, max(3, k x 3)
+    changes = sixteen_threads_on_four_cores(**{"cp1d.threads": threads})
+    machine = tiny_machine("node.memory_hierarchy", "cp1d", **changes)
     layout = Layout(small_graph, 1, machine.section("cp1d").threads, 0, machine.section("cp1d").index_stride)
     ops = {"edge_entry": np.ones((1, layout.T))}
     assert np.allclose(thread_cycles(ops, level_costs(machine, layout, ops, True)), per_op)
 
 
 def test_compress_costs_nothing_without_compression(small_graph):
-    machine = load_machine("bluegene_q", ["cp1d.threads=16"])
-    layout = Layout(small_graph, 1, 16, 0, 64)
-    ops = {"compress": np.ones((1, 16))}
+    # the fixture's compress: 6 cycles; 4 threads on 4 cores: k = 1
+    machine = tiny_machine("node.memory_hierarchy", "cp1d", **sixteen_threads_on_four_cores())
+    layout = Layout(small_graph, 1, 4, 0, 8)
+    ops = {"compress": np.ones((1, 4))}
     assert np.allclose(thread_cycles(ops, level_costs(machine, layout, ops, False)), 0)
-    assert np.allclose(thread_cycles(ops, level_costs(machine, layout, ops, True)), 6)  # issue 6, k = 1
+    assert np.allclose(thread_cycles(ops, level_costs(machine, layout, ops, True)), 6)
 
 
 def test_a_level_that_streams_more_evicts_its_bitmaps_and_waits_longer():
-    """Hand-worked: bitmaps of twice the L2 (2C lines) tested 4 s ln(4/3)
-    times while s lines stream past hit 1/4 of the time (Che: 2C x 1/4 +
-    s t = C gives t = C / 2s, and 1 - exp(-4 s ln(4/3) t / 2C) = 1/4). A
-    bitmap test then costs issue 4 + (82 / 4 + 400 x 3/4) cycles at k = 1."""
-    machine = load_machine("bluegene_q", ["cp1d.threads=16", "cp1d.adjacency_entry=128 B"])
-    C = 32 * 2**20
+    """Hand-worked on the fixture (1 MiB cache, 64 B lines, a hit 10 cycles,
+    a miss 100, memory 1 GB/s, bitmap_test 1 cycle): bitmaps of twice the
+    cache (2C lines) tested 4 s ln(4/3) times while s lines stream past hit
+    1/4 of the time (Che: 2C x 1/4 + s t = C gives t = C / 2s, and
+    1 - exp(-4 s ln(4/3) t / 2C) = 1/4). A bitmap test then costs issue 1 +
+    (10 / 4 + 100 x 3/4) = 78.5 cycles at k = 1."""
+    changes = sixteen_threads_on_four_cores(**{"cp1d.threads": 4, "cp1d.adjacency_entry": "64 B"})
+    machine = tiny_machine("node.memory_hierarchy", "cp1d", **changes)
+    C = 2**20
     residents = pricing.Residents(bitmaps=2 * C, parents=0.0, buffers=0.0)
     s = 1000.0  # streamed lines: edge entries of one line each
     counts = {"bitmap_test": 4 * s * math.log(4 / 3), "edge_entry": s}
     assert pricing.hit_rates(machine, residents, counts)["bitmaps"] == pytest.approx(0.25, rel=1e-9)
-    costs = pricing.op_cycles(machine, 16, residents, counts, compression=True)
-    assert costs["bitmap_test"] == pytest.approx(4 + 82 / 4 + 400 * 3 / 4)
+    costs = pricing.op_cycles(machine, 4, residents, counts, compression=True)
+    assert costs["bitmap_test"] == pytest.approx(1 + 10 / 4 + 100 * 3 / 4)
     # with no stream, the same bitmaps alone hit C / 2C = 1/2 of the time
     alone = pricing.hit_rates(machine, residents, {"bitmap_test": 1.0})["bitmaps"]
     assert alone == pytest.approx(0.5, rel=1e-9)
-    # memory: s streamed lines and the misses, one line each, at 27.8 GB/s
+    # memory: s streamed lines and the misses, one line each, at 1 GB/s
     seconds = pricing.memory_seconds(machine, residents, counts)
-    assert seconds == pytest.approx((s + counts["bitmap_test"] * 0.75) * 128 / 27.8e9)
+    assert seconds == pytest.approx((s + counts["bitmap_test"] * 0.75) * 64 / 1e9)
 
 
 def test_a_header_sweep_streams_the_lines_its_headers_pull_or_the_bytes_it_reads():
@@ -96,7 +108,7 @@ def test_a_header_sweep_streams_the_lines_its_headers_pull_or_the_bytes_it_reads
     the headers' own 8 B."""
     from simbfs.algorithms.cp1d.pricing import streamed_bytes
 
-    machine = load_machine("bluegene_q")
+    machine = tiny_machine("node.memory_hierarchy", "cp1d")  # 8 B headers and entries
     assert streamed_bytes(machine, {"vertex_header": 1e6, "edge_entry": 2e6}, 30.0) == pytest.approx(30e6)
     assert streamed_bytes(machine, {"vertex_header": 1e6, "edge_entry": 5e6}, 30.0) == pytest.approx(48e6)
     assert streamed_bytes(machine, {"vertex_header": 1e6, "edge_entry": 2e6}) == pytest.approx(24e6)
