@@ -18,6 +18,21 @@ def block_owner(vertices, num_vertices: int, nodes: int):
     return scaled_floor(vertices, nodes, num_vertices)
 
 
+class BlockLayout:
+    """A graph's vertices in contiguous blocks over ``nodes`` nodes (node
+    ``v * N // n`` owns v): what the 1D codes' layouts share. ``starts``:
+    the first vertex of each node's block (and n); ``local_vertices``: each
+    block's size; ``degree``: every vertex's degree, as int64."""
+
+    def __init__(self, graph, nodes: int):
+        self.graph = graph
+        self.n = graph.num_vertices
+        self.N = nodes
+        self.starts = block_starts(self.n, nodes)
+        self.local_vertices = np.diff(self.starts)
+        self.degree = graph.degree.astype(np.int64, copy=False)
+
+
 def floor_shift(numerator: int, denominator: int) -> int:
     """k when denominator / numerator is 2^k (v * numerator // denominator
     is then v >> k), else -1. Also passed to compiled loops, which apply

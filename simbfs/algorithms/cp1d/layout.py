@@ -24,26 +24,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...bfs.partition import block_owner, block_starts, scaled_floor
+from ...bfs.partition import BlockLayout, block_owner, scaled_floor
 from ...graph import Graph
 
 HEAVY_SHARE_LIMIT = 1024  # at most one heavy vertex per this many vertices
 
 
-class Layout:
+class Layout(BlockLayout):
     """What does not change between roots: owners, thread slices, heavy set,
     per-node structure sizes."""
 
     def __init__(self, graph: Graph, nodes: int, threads: int, heavy_count: int, index_stride: int,
                  share_limit: int | None = HEAVY_SHARE_LIMIT):
-        n = graph.num_vertices
-        self.graph = graph
-        self.n = n
-        self.N = nodes
+        super().__init__(graph, nodes)
+        n = self.n
         self.T = threads
-        self.starts = block_starts(n, nodes)
-        self.local_vertices = np.diff(self.starts)
-        self.degree = graph.degree.astype(np.int64, copy=False)
         # LB is sized for the paper's graphs (2^34 and more vertices); on the
         # small graphs executed here it is capped at n / 1024 so that the
         # 1D distribution still holds almost every vertex. (A projection

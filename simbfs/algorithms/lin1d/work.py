@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...bfs.partition import block_owner, block_starts
+from ...bfs.partition import BlockLayout, block_owner
 from ...bfs.adjacency import concatenated_ranges, neighbour_lists, neighbour_slots
 from ...bfs.keyed import smallest_per_key
 from ..options import choice, switch
@@ -81,18 +81,12 @@ OPTIONS = (
 
 
 # ------------------------------------------------------------------ layout
-class Layout:
+class Layout(BlockLayout):
     """What does not change between roots: owners, hubs, relay groups."""
 
     def __init__(self, graph: Graph, nodes: int, group_size: int, hubs_top_down: int, hubs_bottom_up: int,
                  share_limit: int | None = HUB_SHARE_LIMIT):
-        n = graph.num_vertices
-        self.graph = graph
-        self.n = n
-        self.N = nodes
-        self.starts = block_starts(n, nodes)
-        self.local_vertices = np.diff(self.starts)
-        self.degree = graph.degree.astype(np.int64, copy=False)
+        super().__init__(graph, nodes)
         self.group_size = max(1, min(int(group_size), nodes))
         self.groups = -(-nodes // self.group_size)
         # Hubs are sized for the paper's 1.6-26M vertices per node; on the
