@@ -95,11 +95,26 @@ def parse_grid(items: list[str], sweep_file: Path | None = None) -> dict[str, li
         if key in grid:
             raise UserError(f"--grid {key} is given twice; give each key once with all its values")
         grid[key] = [value.strip() for value in text.split(",")]
+        if key == "algorithm":
+            grid[key] = _join_option_lists(grid[key])
         if any(not value for value in grid[key]):
             raise UserError(f"--grid {item!r} has an empty value; remove the extra comma")
     if not grid:
         raise UserError("a sweep needs at least one --grid KEY=V1,V2,... (or a sweep file with a grid:)")
     return grid
+
+
+def _join_option_lists(values: list[str]) -> list[str]:
+    """``cp1d-spi:compression=off,threads=16,cp1d-mpi`` is two algorithms:
+    a piece with ``=`` but no ``:`` is one more option of the variant
+    before it (no algorithm's name holds an ``=``)."""
+    joined: list[str] = []
+    for value in values:
+        if joined and "=" in value and ":" not in value and ":" in joined[-1]:
+            joined[-1] += "," + value
+        else:
+            joined.append(value)
+    return joined
 
 
 def _apply(base: RunConfig, key: str, text: str) -> RunConfig:

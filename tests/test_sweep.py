@@ -100,6 +100,12 @@ def test_a_sweep_file_carries_values_with_commas(tmp_path):
     assert sweep.parse_grid([], path) == {"network.link_bandwidth": ["2 GB/s", "4 GB/s"], "nodes": ["16", "64"]}
 
 
+def test_an_algorithm_variant_keeps_its_options_on_the_command_line():
+    # the second option of a variant is not an algorithm of its own
+    assert sweep.parse_grid(["algorithm=cp1d-spi:compression=off,threads=16,cp1d-mpi,lin1d:relay=off"]) == {
+        "algorithm": ["cp1d-spi:compression=off,threads=16", "cp1d-mpi", "lin1d:relay=off"]}
+
+
 @pytest.mark.parametrize("grid,message", [
     (["--grid", "nodes"], "KEY=V1,V2"),
     (["--grid", "nodes=16,,64"], "empty value"),
