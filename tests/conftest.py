@@ -119,7 +119,8 @@ SECTIONS = {
     # PCIe 2 GB/s and 1 us a copy; 2 x 4 lanes at 1 GHz; 10 GB/s streamed
     "gpu": {
         "multiprocessors": _p(2), "lanes": _p(4), "clock": _p("1 GHz"), "memory": _p("1 GiB"),
-        "memory_bandwidth": _p("20 GB/s"), "stream_bandwidth": _p("10 GB/s"), "scattered_load": _p("32 B"),
+        "memory_bandwidth": _p("20 GB/s"), "stream_bandwidth": _p("10 GB/s"), "stream_write_bandwidth": _p("5 GB/s"),
+        "scattered_load_rate": _p("100 MHz"), "scattered_store_rate": _p("50 MHz"), "scattered_load": _p("32 B"),
         "sector": _p("32 B"), "l2_cache": _p("1 MiB"), "atomic_rate": _p("1 GHz"), "launch_overhead": _p("1 us"),
         "pcie_bandwidth": _p("2 GB/s"), "pcie_latency": _p("1 us"),
     },

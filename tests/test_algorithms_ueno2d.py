@@ -146,20 +146,73 @@ def test_sv_passes_one_edge_per_process_and_unvisited_target(graph):
 
 # ---------------------------------------------------------------- pricing
 def test_kernel_price_by_hand():
-    """100 MB streamed at 100 GB/s = 1 ms; 1e6 scattered loads into 2 MB
-    with a 1 MB cache miss half the time: 0.5e6 x 128 B = 64 MB more =
-    0.64 ms; 1e6 scattered stores: 0.5e6 x 32 B = 16 MB = 0.16 ms; so
-    memory 1.8 ms, ops 1e9 / 1e12 = 1 ms, atomics 2e6 / 1e9 = 2 ms: the
-    atomics bound it, plus 2 launches of 5 us."""
-    proc = Processor(stream_Bps=100e9, granule_bytes=128, write_granule_bytes=32, cache_bytes=2**20,
-                     random_rate=float("inf"), op_rate=1e12, atomic_rate=1e9, launch_s=5e-6)
-    assert proc.kernel_seconds(streamed_bytes=100e6, scattered=1e6, scattered_writes=1e6,
-                               scattered_set_bytes=2 * 2**20, ops=1e9, atomics=1e6, launches=2) \
-        == pytest.approx(10e-6 + 1.8e-3)
-    assert proc.kernel_seconds(streamed_bytes=100e6, scattered=1e6, scattered_writes=1e6,
-                               scattered_set_bytes=2 * 2**20, ops=1e9, atomics=2e6, launches=2) \
-        == pytest.approx(10e-6 + 2e-3)
-    assert proc.kernel_seconds() == 0.0  # nothing to do: no launch
+    """Reads 100 MB at 100 GB/s = 1 ms and writes 20 MB at 50 GB/s = 0.4 ms;
+    1e6 scattered loads into 2 MB with a 1 MB cache miss half the time:
+    0.5e6 x 128 B = 64 MB more read = 0.64 ms; 1e6 scattered stores: 0.5e6
+    x 32 B = 16 MB more written = 0.32 ms; so memory 2.36 ms. The misses as
+    requests: 0.5e6 loads at 1 GHz = 0.5 ms and 0.5e6 stores at 0.2 GHz =
+    2.5 ms, 3 ms; ops 1e9 / 1e12 = 1 ms, atomics 1e6 / 1e9 = 1 ms: the
+    scattered requests bound it, plus 2 launches of 5 us. With infinite
+    request rates the memory traffic bounds it, and 3e6 atomics (3 ms) then
+    bound it."""
+    def processor(load_rate, store_rate):
+        return Processor(stream_Bps=100e9, stream_write_Bps=50e9, granule_bytes=128, write_granule_bytes=32,
+                         cache_bytes=2**20, load_rate=load_rate, store_rate=store_rate, op_rate=1e12,
+                         atomic_rate=1e9, launch_s=5e-6)
+
+    work = dict(streamed_bytes=100e6, written_bytes=20e6, scattered=1e6, scattered_writes=1e6,
+                scattered_set_bytes=2 * 2**20, ops=1e9, launches=2)
+    assert processor(1e9, 0.2e9).kernel_seconds(**work, atomics=1e6) == pytest.approx(10e-6 + 3.0e-3)
+    assert processor(np.inf, np.inf).kernel_seconds(**work, atomics=1e6) == pytest.approx(10e-6 + 2.36e-3)
+    assert processor(np.inf, np.inf).kernel_seconds(**work, atomics=3e6) == pytest.approx(10e-6 + 3e-3)
+    assert processor(1e9, 0.2e9).kernel_seconds() == 0.0  # nothing to do: no launch
+
+
+def test_fermi_rates_are_shocs_ecc_on_measurements(tsubame):
+    """The M2070's ECC-on rows of SHOC's DeviceMemory (vetter/shoc
+    data/results.csv, hardware-sources.md E): 91.93 and 101.06 GB/s
+    coalesced, 15.00 and 4.00 GB/s strided, of 4-byte accesses."""
+    proc = tsubame.section("gpu").processor
+    assert (proc.stream_Bps, proc.stream_write_Bps) == (pytest.approx(91.93e9), pytest.approx(101.06e9))
+    assert proc.load_rate == pytest.approx(15.00e9 / 4)
+    assert proc.store_rate == pytest.approx(4.00e9 / 4)
+
+
+def test_shocs_strided_write_comes_back_from_the_model(tsubame):
+    """SHOC's strided write, as the model sees it: 4 B stores, each to its
+    own sector, in a 64 MB array (the L2 holds 768 KB of it): 4 B a store
+    at the measured 1 G stores per second is SHOC's 4.00 GB/s, less the
+    1.2% of stores that hit the L2."""
+    proc = tsubame.section("gpu").processor
+    stores = 1e9
+    seconds = proc.kernel_seconds(scattered_writes=stores, scattered_set_bytes=64 * 2**20, launches=0)
+    assert 4 * stores / seconds == pytest.approx(4.00e9 / (1 - 768 / (64 * 1024)), rel=1e-9)
+
+
+@pytest.mark.parametrize("sv, expected_ms", [("ttas", 47.47), ("atomic", 126.67)])
+def test_filter_far_beyond_the_l2_by_hand(tsubame, sv, expected_ms):
+    """The filter kernel with 1e8 gathered edges of which 1e7 pass, its SV
+    bitmap far larger than the 768 KB L2 (every access misses), on the
+    bundled M2050 (8 B edges, 32 B sectors, 91.93/101.06 GB/s, 3.75 G
+    loads and 1.0 G stores a second, 12 launches of 5 us for 800 MB of
+    edges in 64 MiB buffers):
+
+    (B) reads 1e8 x (8 + 32) B = 43.51 ms, writes 1e7 x (8 + 32) B = 3.96 ms:
+        47.47 ms of memory against 1e8 loads (26.67 ms) + 1e7 stores (10 ms);
+    (A) writes every sector back, 1e7 x 8 + 1e8 x 32 B = 32.46 ms, and
+        stores 1e8 times: 26.67 + 100 = 126.67 ms, bound by the stores.
+    """
+    from simbfs.algorithms.ueno2d import pricing
+
+    zero = np.zeros(1)
+    counts = pricing.Counts(
+        expand_mode=ueno.EXPAND_BITMAP, own_vertices=zero, own_bytes=zero, column_bytes=zero, row_bytes=zero,
+        column_vertices=zero, row_vertices=zero, cq_words=zero, nonempty_words=zero, entries=np.array([1e8]),
+        passed=np.array([1e7]), sent_bytes=zero, received=zero, received_bytes=zero, claimed=zero,
+        messages_out=zero, messages_in=zero)
+    shape = pricing.Shape(n=2.0**50, R=1, C=1)
+    filter_s = pricing.kernel_times(tsubame, "gpu", sv, shape, counts)["filter"][0]
+    assert filter_s == pytest.approx(expected_ms * 1e-3 + 12 * 5e-6, rel=2e-4)
 
 
 def test_pcie_copy_price_by_hand():
@@ -178,7 +231,7 @@ def test_cpu_version_shares_the_host():
     proc = cpu_processor(machine)
     assert proc.stream_Bps == pytest.approx(0.5e9)
     assert proc.cache_bytes == 2**19
-    assert proc.random_rate == pytest.approx(20 / 100e-9)
+    assert proc.load_rate == proc.store_rate == pytest.approx(20 / 100e-9)
     assert proc.op_rate == pytest.approx(0.5e9)
 
 

@@ -84,9 +84,9 @@ def cpu_processor(machine: Machine) -> Processor:
     hierarchy = node.memory_hierarchy
     latency_s = hierarchy.memory_latency_cycles / node.clock_hz
     random_rate = section.host_threads * section.cpu_misses_in_flight / latency_s
-    return Processor(stream_Bps=node.memory_bandwidth_Bps / share, granule_bytes=hierarchy.cache_line_bytes,
-                     write_granule_bytes=hierarchy.cache_line_bytes, cache_bytes=hierarchy.cache_size_bytes / share,
-                     random_rate=random_rate,
+    return Processor(stream_Bps=node.memory_bandwidth_Bps / share, stream_write_Bps=node.memory_bandwidth_Bps / share,
+                     granule_bytes=hierarchy.cache_line_bytes, write_granule_bytes=hierarchy.cache_line_bytes,
+                     cache_bytes=hierarchy.cache_size_bytes / share, load_rate=random_rate, store_rate=random_rate,
                      op_rate=node.cores / share * node.clock_hz, atomic_rate=random_rate, launch_s=0.0)
 
 
@@ -183,7 +183,7 @@ def kernel_times(machine: Machine, device: str, sv: str, shape: Shape, c: Counts
     listed = c.expand_mode == EXPAND_LIST
     received_expand = np.asarray(c.column_bytes, dtype=np.float64) + c.row_bytes
     if listed:
-        encode = proc.kernel_seconds(streamed_bytes=own_bits + np.asarray(c.own_bytes, dtype=np.float64),
+        encode = proc.kernel_seconds(streamed_bytes=own_bits, written_bytes=np.asarray(c.own_bytes, dtype=np.float64),
                                      ops=np.asarray(c.own_bytes, dtype=np.float64) * section.vlq_ops)
         decode = proc.kernel_seconds(streamed_bytes=received_expand,
                                      scattered_writes=np.asarray(c.column_vertices, dtype=np.float64)
@@ -192,25 +192,28 @@ def kernel_times(machine: Machine, device: str, sv: str, shape: Shape, c: Counts
                                      ops=received_expand * section.vlq_ops)
     else:
         encode = proc.kernel_seconds() * np.zeros_like(np.asarray(c.own_bytes, dtype=np.float64))
-        decode = proc.kernel_seconds(streamed_bytes=2 * received_expand + 2 * own_bits, launches=2.0)
+        decode = proc.kernel_seconds(streamed_bytes=received_expand + own_bits,
+                                     written_bytes=received_expand + own_bits, launches=2.0)
     words = np.asarray(c.cq_words, dtype=np.float64)
-    cq_list = proc.kernel_seconds(streamed_bytes=words * word + 2 * np.asarray(c.nonempty_words) * word,
+    cq_list = proc.kernel_seconds(streamed_bytes=words * word, written_bytes=2 * np.asarray(c.nonempty_words) * word,
                                   ops=4 * words, launches=2.0)
     entries = np.asarray(c.entries, dtype=np.float64)
     passed = np.asarray(c.passed, dtype=np.float64)
     launches = np.maximum(1.0, np.ceil(entries * edge / section.gather_buffer_bytes))
     index_bytes = n / C / 32 * section.index_bytes
     gather = proc.kernel_seconds(
-        streamed_bytes=entries * (section.adjacency_entry_bytes + edge) + np.asarray(c.nonempty_words) * word,
+        streamed_bytes=entries * section.adjacency_entry_bytes + np.asarray(c.nonempty_words) * word,
+        written_bytes=entries * edge,
         scattered=2 * np.asarray(c.nonempty_words, dtype=np.float64), scattered_set_bytes=index_bytes,
         ops=entries * section.gather_ops, launches=launches)
-    # Algorithm V: (A) one atomicOr per edge and no load (the L2 fetches a
-    # missing sector and writes it back dirty: two sector transfers); (B)
-    # and (C) load the word (an L1 line) and update it, atomically or not,
-    # only for edges that pass, writing the sector back
-    tests, updates = (0.0 * entries, 2 * entries) if sv == "atomic" else (entries, passed)
+    # Algorithm V: (A) one atomicOr per edge and no load of its own: the L2
+    # fetches the missing sector (a scattered load's traffic and request)
+    # and writes it back dirty (a scattered store's); (B) and (C) load the
+    # word and update it, atomically or not, only for edges that pass,
+    # writing the sector back
+    tests, updates = (entries, entries) if sv == "atomic" else (entries, passed)
     atomics = {"atomic": entries, "ttas": passed, "tas": 0.0 * passed}[sv]
-    filt = proc.kernel_seconds(streamed_bytes=(entries + passed) * edge, scattered=tests,
+    filt = proc.kernel_seconds(streamed_bytes=entries * edge, written_bytes=passed * edge, scattered=tests,
                                scattered_writes=updates, scattered_set_bytes=sv_bits, atomics=atomics,
                                ops=entries * section.filter_ops,
                                launches=launches)

@@ -43,9 +43,10 @@ from .base import Device
 @dataclass(frozen=True)
 class Processor:
     """What a memory-bound kernel costs on one processor (a GPU, or the CPU
-    threads that run the same code), in SI units.
+    threads that run the same code), in SI units, per kind of access.
 
-    ``stream_Bps``: sustained bandwidth of coalesced (sequential) traffic;
+    ``stream_Bps``, ``stream_write_Bps``: sustained bandwidths of coalesced
+    (sequential) reads and writes;
     ``granule_bytes``: memory traffic of one scattered load that misses
     the cache (a 32 B L2 sector for Fermi's cache-global loads, 128 B for
     its default L1-caching ones; a 64 B line on a Xeon);
@@ -53,17 +54,21 @@ class Processor:
     that misses (a 32 B L2 sector on Fermi, whose stores and atomics bypass
     the L1; a 64 B line on a Xeon);
     ``cache_bytes``: the last-level cache that scattered accesses may hit;
-    ``random_rate``: scattered misses per second the processor can keep in
-    flight (latency-bound; infinite when bandwidth-bound);
+    ``load_rate``, ``store_rate``: scattered loads and stores that miss,
+    per second, whatever bytes they move (on a GPU the measured rate of
+    uncoalesced accesses, each lane its own line; on a CPU the misses its
+    threads keep in flight over the memory latency);
     ``op_rate``: simple integer operations per second (lanes x clock);
     ``atomic_rate``: atomic read-modify-writes per second in the cache;
     ``launch_s``: fixed cost of one kernel launch (or parallel region)."""
 
     stream_Bps: float
+    stream_write_Bps: float
     granule_bytes: float
     write_granule_bytes: float
     cache_bytes: float
-    random_rate: float
+    load_rate: float
+    store_rate: float
     op_rate: float
     atomic_rate: float
     launch_s: float
@@ -75,32 +80,38 @@ class Processor:
         return np.where(ws <= self.cache_bytes, 0.0, 1.0 - self.cache_bytes / np.maximum(ws, 1e-300))
 
     def kernel_seconds(self, streamed_bytes=0.0, scattered=0.0, scattered_set_bytes=0.0, atomics=0.0,
-                       ops=0.0, launches=1.0, scattered_writes=0.0):
+                       ops=0.0, launches=1.0, scattered_writes=0.0, written_bytes=0.0):
         """Time of a kernel (scalars, or numpy arrays with one entry per
-        process) that streams ``streamed_bytes``, makes ``scattered``
-        scattered loads and ``scattered_writes`` scattered stores (dirty
-        sectors written back, atomics included) into a structure of
+        process) that reads ``streamed_bytes`` and writes ``written_bytes``
+        coalesced, makes ``scattered`` scattered loads and
+        ``scattered_writes`` scattered stores (each a dirty sector or line
+        written back, atomics included) into a structure of
         ``scattered_set_bytes``, ``atomics`` atomic updates and ``ops`` lane
         operations, over ``launches`` launches::
 
-            miss   = miss_rate(scattered_set_bytes)
-            misses = (scattered + scattered_writes) x miss
-            memory = (streamed_bytes + scattered x miss x granule
-                      + scattered_writes x miss x write_granule) / stream_bandwidth
-            time   = launches x launch
-                     + max(memory, misses / random_rate, ops / op_rate, atomics / atomic_rate)
+            miss    = miss_rate(scattered_set_bytes)
+            loads   = scattered x miss;  stores = scattered_writes x miss
+            memory  = (streamed_bytes + loads x granule) / stream_bandwidth
+                      + (written_bytes + stores x write_granule) / stream_write_bandwidth
+            scatter = loads / load_rate + stores / store_rate
+            time    = launches x launch
+                      + max(memory, scatter, ops / op_rate, atomics / atomic_rate)
 
-        Overlap rule: a kernel keeps its memory traffic, its arithmetic and
-        its atomics in flight at once (thousands of threads), so it runs at
-        the rate of the busiest of them, not their sum. A kernel with
-        nothing to do costs nothing (no launch)."""
-        streamed = np.asarray(streamed_bytes, dtype=np.float64)
+        Reads and writes share the memory bus, and scattered loads and
+        stores the path that serves uncoalesced requests, so each pair adds
+        up. Overlap rule: a kernel keeps its memory traffic, its scattered
+        requests, its arithmetic and its atomics in flight at once
+        (thousands of threads), so it runs at the rate of the busiest of
+        them, not their sum. A kernel with nothing to do costs nothing (no
+        launch)."""
         miss = self.miss_rate(scattered_set_bytes)
         loads = np.asarray(scattered, dtype=np.float64) * miss
         stores = np.asarray(scattered_writes, dtype=np.float64) * miss
-        misses = loads + stores
-        memory = (streamed + loads * self.granule_bytes + stores * self.write_granule_bytes) / self.stream_Bps
-        busiest = np.maximum(np.maximum(memory, misses / self.random_rate),
+        memory = ((np.asarray(streamed_bytes, dtype=np.float64) + loads * self.granule_bytes) / self.stream_Bps
+                  + (np.asarray(written_bytes, dtype=np.float64) + stores * self.write_granule_bytes)
+                  / self.stream_write_Bps)
+        scatter = loads / self.load_rate + stores / self.store_rate
+        busiest = np.maximum(np.maximum(memory, scatter),
                              np.maximum(np.asarray(ops, dtype=np.float64) / self.op_rate,
                                         np.asarray(atomics, dtype=np.float64) / self.atomic_rate))
         busy = busiest > 0
@@ -118,9 +129,12 @@ class GPUModel:
     memory_bytes: float
     memory_bandwidth_Bps: float
     stream_Bps: float
+    stream_write_Bps: float
     load_bytes: float
     sector_bytes: float
     l2_bytes: float
+    load_rate: float
+    store_rate: float
     atomic_rate: float
     launch_s: float
     pcie_Bps: float
@@ -128,12 +142,12 @@ class GPUModel:
 
     @property
     def processor(self) -> Processor:
-        """The GPU as a kernel cost model: bandwidth-bound scattered
-        accesses (enough resident warps hide the latency: infinite
-        random_rate), one simple operation per lane per cycle."""
-        return Processor(stream_Bps=self.stream_Bps, granule_bytes=self.load_bytes,
-                         write_granule_bytes=self.sector_bytes, cache_bytes=self.l2_bytes,
-                         random_rate=float("inf"), op_rate=self.multiprocessors * self.lanes * self.clock_hz,
+        """The GPU as a kernel cost model: the measured coalesced and
+        uncoalesced rates, one simple operation per lane per cycle."""
+        return Processor(stream_Bps=self.stream_Bps, stream_write_Bps=self.stream_write_Bps,
+                         granule_bytes=self.load_bytes, write_granule_bytes=self.sector_bytes,
+                         cache_bytes=self.l2_bytes, load_rate=self.load_rate, store_rate=self.store_rate,
+                         op_rate=self.multiprocessors * self.lanes * self.clock_hz,
                          atomic_rate=self.atomic_rate, launch_s=self.launch_s)
 
     def copy_seconds(self, nbytes, copies=1.0):
@@ -153,14 +167,16 @@ def _build(v: SectionValues) -> GPUModel:
     return GPUModel(
         multiprocessors=int(v["multiprocessors"]), lanes=int(v["lanes"]), clock_hz=v["clock"],
         memory_bytes=v["memory"], memory_bandwidth_Bps=v["memory_bandwidth"], stream_Bps=v["stream_bandwidth"],
-        load_bytes=v["scattered_load"], sector_bytes=v["sector"], l2_bytes=v["l2_cache"], atomic_rate=v["atomic_rate"],
-        launch_s=v["launch_overhead"],
+        stream_write_Bps=v["stream_write_bandwidth"], load_rate=v["scattered_load_rate"],
+        store_rate=v["scattered_store_rate"], load_bytes=v["scattered_load"], sector_bytes=v["sector"],
+        l2_bytes=v["l2_cache"], atomic_rate=v["atomic_rate"], launch_s=v["launch_overhead"],
         pcie_Bps=v["pcie_bandwidth"], pcie_latency_s=v["pcie_latency"])
 
 
 def _check(v: SectionValues, problem) -> None:
-    if v["stream_bandwidth"] > v["memory_bandwidth"]:
-        problem("gpu.stream_bandwidth", "a sustained bandwidth cannot exceed the peak (gpu.memory_bandwidth)")
+    for key in ("stream_bandwidth", "stream_write_bandwidth"):
+        if v[key] > v["memory_bandwidth"]:
+            problem(f"gpu.{key}", "a sustained bandwidth cannot exceed the peak (gpu.memory_bandwidth)")
     if v["l2_cache"] > v["memory"]:
         problem("gpu.l2_cache", "the L2 cache cannot be larger than the GPU's memory (gpu.memory)")
 
@@ -179,7 +195,12 @@ SECTION = MachineSection(
             "clock": S.Param("frequency", "Shader clock of the lanes."),
             "memory": S.Param("size", "Device memory a process can use (ECC on)."),
             "memory_bandwidth": S.Param("bandwidth", "Peak device-memory bandwidth."),
-            "stream_bandwidth": S.Param("bandwidth", "Sustained device-memory bandwidth of streaming kernels."),
+            "stream_bandwidth": S.Param("bandwidth", "Sustained device-memory bandwidth of coalesced reads."),
+            "stream_write_bandwidth": S.Param("bandwidth", "Sustained device-memory bandwidth of coalesced writes."),
+            "scattered_load_rate": S.Param("frequency", "Uncoalesced loads per second (Hz) that miss the L2, each "
+                                                        "lane its own line."),
+            "scattered_store_rate": S.Param("frequency", "Uncoalesced stores per second (Hz) that miss the L2, "
+                                                         "each lane its own line."),
             "scattered_load": S.Param("size", "Memory traffic of one scattered load that misses the caches."),
             "sector": S.Param("size", "Memory traffic of one scattered store or atomic that misses the L2."),
             "l2_cache": S.Param("size", "L2 cache shared by the multiprocessors."),
