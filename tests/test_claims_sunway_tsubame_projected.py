@@ -94,11 +94,11 @@ def _kernel_share(document: dict) -> float:
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "known miss (tsubame.headline, median 317 GTEPS +-15%): projected 1,281 GTEPS (1,296 from scale-20 "
-    "profiles), +304-309%. The model's "
-    "communication is about 4.6x and its kernels about 3.5x faster than the paper's breakdown implies, for want "
-    "of measurements of MVAPICH2 on TSUBAME's fabric and of Fermi's random accesses (docs/validation.md, "
-    "'Why the GPU headline is 4.3x too fast')"))
+    "known miss (tsubame.headline, median 317 GTEPS +-15%): projected 1,136 GTEPS (1,158 from scale-20 "
+    "profiles), +258-265%, with the kernels priced at SHOC's measured ECC-on rates. The model's communication "
+    "is about 4.6x faster than the paper's breakdown implies; no source found prices MVAPICH2 1.6 on "
+    "TSUBAME's fabric, and every sourced range at once still leaves +102% (docs/validation.md, "
+    "'Why the GPU headline is 3.6x too fast')"))
 def test_the_tsubame_headline_median_is_within_its_claim():
     _within_claim(_tsubame("ueno2d", 4096, 35)["teps"]["median"] / 1e9, "tsubame.headline")
 
@@ -110,13 +110,17 @@ def test_the_cpu_version_is_within_its_claim():
 
 
 def test_kernel_time_is_71_percent_at_256_gpus():
-    """tsubame.comm_share's first part (tolerance 20%, relative; measured 72.4%)."""
+    """tsubame.comm_share's first part (tolerance 20%, relative; measured 75.3%)."""
     assert _kernel_share(_tsubame("ueno2d", 256, 31)) == pytest.approx(
         0.71, rel=claim("tsubame.comm_share")["tolerance"])
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "known miss (tsubame.comm_share at 4,096 GPUs, 42% +-20%): 55.6%, +32%, since the kernels are priced at "
+    "SHOC's measured scattered-store rate (49.7% before). The kernels now take about 0.27 s of a 0.48 s "
+    "search; the communication, too fast by the headline's reason, is what is short (docs/validation.md, "
+    "'Why the GPU headline is 3.6x too fast')"))
 def test_kernel_time_is_42_percent_at_4096_gpus():
-    """tsubame.comm_share's second part (tolerance 20%, relative; measured
-    49.7%, +18%: near the edge, and 54.4% with 4 roots)."""
+    """tsubame.comm_share's second part (tolerance 20%, relative)."""
     assert _kernel_share(_tsubame("ueno2d", 4096, 35)) == pytest.approx(
         0.42, rel=claim("tsubame.comm_share")["tolerance"])
