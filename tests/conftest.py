@@ -102,6 +102,8 @@ SECTIONS = {
         "clusters": _p(2), "cpes": _p(8), "spm": _p("1 KiB"),
         "dma_curve": {"points": [["8 B", "1 GB/s"], ["64 B", "4 GB/s"]],
                       "source": "test: chosen so the expected values can be worked out by hand"},
+        "blocking_dma_curve": {"points": [["8 B", "1 GB/s"], ["64 B", "4 GB/s"]],
+                               "source": "test: as dma_curve, so random accesses cost 8 ns a cluster"},
         "cpes_to_saturate": _p(2), "mpe_bandwidth": _p("1 GB/s"), "memory_latency": _p("100 ns"),
         "register_bus": _p("2 GB/s"),
         "shuffle_layout": {"producers": _p(4), "routers": _p(2), "consumers": _p(2)},

@@ -178,8 +178,8 @@ def test_the_forward_handler_is_a_dispose_module_priced_by_hand():
     module splits its input over the CPEs (no shuffle); 2.1: it "checks the
     frontier, and updates the result in main memory". Fixture machine: 1e6
     pairs of 10 B arrive and 2e5 vertices are claimed: the CPEs stream
-    1e7 B at 4 GB/s (2.5 ms) and make 1.2e6 random 8 B accesses at the 8 B
-    point of the DMA curve, 1 GB/s (9.6 ms). A top-down level's kept hub
+    1e7 B at 4 GB/s (2.5 ms) and make 1.2e6 random 8 B accesses, each a
+    blocking DMA at the 8 B point of the blocking curve, 1 GB/s (9.6 ms). A top-down level's kept hub
     entries are tested the same way, but stream 8 B each (2 ms); a
     bottom-up level's go to the Backward Handler."""
     zero = {name: 0.0 for name in COUNTERS}
@@ -192,6 +192,18 @@ def test_the_forward_handler_is_a_dispose_module_priced_by_hand():
     assert top_down["backward_handler"].items == 0
     bottom_up = pricing.demands(TINY, dict(zero, hub_entries=1e6), "bottom-up", 1e6)
     assert bottom_up["forward_handler"].items == 0 and bottom_up["backward_handler"].items == 1e6
+
+
+def test_a_reaction_modules_random_accesses_are_made_by_its_producers():
+    """Fixture machine. A bottom-up Backward Generator reading 1e5 vertices
+    (16 B of offsets each) and 1e6 entries of 8 B in 64 B batches, making
+    1e6 pairs of 10 B and testing 5e5 hub bits: the reaction is bound by
+    its 1e7 B of shuffle at 2 GB/s (5 ms); the 5e5 hub bits are blocking
+    8 B DMAs of the 4 producers (of 8 CPEs), 16 ns each: 8 ms more."""
+    counts = dict({name: 0.0 for name in COUNTERS}, vertices_read=1e5, entries_read=1e6, pairs_generated=1e6,
+                  hub_bits=5e5)
+    demand = pricing.demands(TINY, counts, "bottom-up")["backward_generator"]
+    assert float(pricing.cluster_seconds(TINY, demand)) == pytest.approx(5e-3 + 8e-3, rel=1e-12)
 
 
 def test_modules_share_four_clusters_one_each_at_most():

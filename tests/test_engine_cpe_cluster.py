@@ -47,6 +47,34 @@ def test_below_256_B_the_curve_has_the_shape_of_the_swcandle_measurements():
     assert rates == sorted(rates)
 
 
+def test_a_random_access_is_one_blocking_dma_at_swcandles_measured_rate():
+    """swCandle's DMA STREAM copy on 64 CPEs (hardware-sources.md E): 465.8
+    MB/s at 8 B, counted as STREAM counts it (the chunk read and the chunk
+    written), is 58.2 M DMAs a second per cluster: 17.2 ns a random 8 B
+    access when all 64 CPEs make them, 1.1 us per DMA per CPE."""
+    per_cluster = CPE.random_access_seconds(8)
+    assert per_cluster == pytest.approx(8 / 465.8e6)
+    assert 64 * per_cluster == pytest.approx(1.1e-6, rel=0.01)
+    # made by fewer CPEs (the 32 producers of a reaction module), each still
+    # waiting on its own DMA: half the rate
+    assert CPE.random_access_seconds(8, 32) == pytest.approx(2 * per_cluster)
+    # at 256 B the blocking loop moves 5,985 MB/s, a fifth of the 28.9 GB/s
+    # that the paper's batched streams reach (003, Fig. 3)
+    assert 256 / CPE.random_access_seconds(256) == pytest.approx(5985.0e6)
+    assert 256 / CPE.random_access_seconds(256) < CPE.dma_bandwidth(256) / 4
+
+
+def test_the_fixtures_random_access_is_worked_by_hand():
+    """Fixture: the blocking curve is 1 GB/s at 8 B and 4 GB/s at 64 B, log-
+    linear between: 8 ns per 8 B access with all 8 CPEs, 16 ns with 4; a
+    32 B access (two doublings of three) at 3 GB/s: 10.7 ns."""
+    assert TINY.random_access_seconds(8) == pytest.approx(8e-9)
+    assert TINY.random_access_seconds(8, 4) == pytest.approx(16e-9)
+    assert TINY.random_access_seconds(32) == pytest.approx(32 / 3e9)
+    with pytest.raises(ValueError):
+        TINY.random_access_seconds(8, 9)
+
+
 def test_an_mpe_moves_9_4_GB_s():
     # sunway.dma (003, 3.2): an MPE reaches 9.4 GB/s with 256 B batches
     assert CPE.mpe_seconds(9.4 * GB) == pytest.approx(1.0, rel=claim("sunway.dma")["tolerance"])

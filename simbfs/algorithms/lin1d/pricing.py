@@ -8,10 +8,11 @@ bitmap spread over the routers' and consumers' scratch pads, a slice per
 pass when it does not fit), consumers write batches by DMA. It takes
 ``CPEClusterModel.reaction_seconds``; random main-memory accesses (a parent
 written, a bit of the gathered hub bitmap, which is too large for the
-scratch pads) are DMAs of ``lin1d.random_access`` bytes at that chunk's
-bandwidth. The Forward Handler is a dispose module: its CPEs split the
-input, stream it and test and update main memory with random accesses, no
-shuffle (4.3, 2.1). On an MPE the same module streams its bytes at the MPE's
+scratch pads) are blocking DMAs of ``lin1d.random_access`` bytes
+(``CPEClusterModel.random_access_seconds``, swCandle's measured rate),
+made by the producers. The Forward Handler is a dispose module: its CPEs
+split the input, stream it and test and update main memory with random
+accesses, each a blocking DMA, no shuffle (4.3, 2.1). On an MPE the same module streams its bytes at the MPE's
 bandwidth, waits one memory latency for every random test (its 256 KB L2
 cannot hold bitmaps of megabytes) and spends ``lin1d.mpe_item_cycles`` per
 pair.
@@ -140,12 +141,15 @@ def cluster_seconds(machine: Machine, demand: ModuleDemand):
     that tests a bitmap larger than the scratch pads on an item's way reads
     its input once per slice (``CPEClusterModel.bitmap_passes``)."""
     cpe, lin = machine.section("cpe_cluster"), machine.section("lin1d")
-    random_access = lin.random_access_bytes / cpe.dma_bandwidth(lin.random_access_bytes)
     if demand.dispose:
         # every CPE streams its share of the input and makes its own random
-        # accesses; the memory port serves both
+        # accesses, each a blocking DMA; the memory port serves both
         streamed = cpe.dma_seconds(demand.read_bytes, np.maximum(np.asarray(demand.read_chunk), 1.0))
+        random_access = cpe.random_access_seconds(lin.random_access_bytes)
         return streamed + (np.asarray(demand.tests) + np.asarray(demand.random_accesses)) * random_access
+    # in a reaction module the producers, which read the input, make the
+    # random accesses (a hub bit of an item they produce)
+    random_access = cpe.random_access_seconds(lin.random_access_bytes, cpe.layout.producers)
     passes = np.where(np.asarray(demand.tests) > 0, cpe.bitmap_passes(demand.bitmap_bytes), 1.0)
     read = np.broadcast_arrays(np.asarray(demand.read_bytes) * passes, demand.read_chunk, demand.shuffled_bytes,
                                demand.written_bytes, demand.random_accesses)

@@ -18,6 +18,8 @@ methods (no simpy), so that an executed run and a projection price a module
 alike:
 
 * :meth:`CPEClusterModel.dma_seconds` - a DMA stream of one cluster;
+* :meth:`CPEClusterModel.random_access_seconds` - a random access, one
+  blocking DMA of a CPE;
 * :meth:`CPEClusterModel.mpe_seconds` - the same bytes moved by an MPE;
 * :meth:`CPEClusterModel.shuffle_seconds` - the register-bus shuffle;
 * :meth:`CPEClusterModel.reaction_seconds` - a whole reaction module;
@@ -64,6 +66,8 @@ class CPEClusterModel:
     spm_bytes: float
     curve_chunk_bytes: tuple[float, ...]
     curve_bandwidth_Bps: tuple[float, ...]
+    blocking_chunk_bytes: tuple[float, ...]
+    blocking_bandwidth_Bps: tuple[float, ...]
     cpes_to_saturate: int
     mpe_bandwidth_Bps: float
     memory_latency_s: float
@@ -103,6 +107,25 @@ class CPEClusterModel:
         streaming rates. Arrays allowed (element by element)."""
         nbytes = np.asarray(nbytes, dtype=np.float64)
         return _scalar_or_array(np.where(nbytes > 0, nbytes / self.dma_bandwidth(chunk_bytes, cpes), 0.0))
+
+    def random_access_seconds(self, nbytes: float, cpes: int | None = None) -> float:
+        """Time one cluster takes per random main-memory access of
+        ``nbytes`` when ``cpes`` of its CPEs (default all) each make such
+        accesses one after another, each a blocking DMA (a word read and
+        tested, or written):
+
+            nbytes / (blocking_curve(nbytes) x cpes / cluster's cpes)
+
+        ``blocking_curve`` is the DMA bandwidth of the whole cluster when
+        every CPE waits for each of its DMAs (log-linear between the machine
+        file's points); a blocking DMA is bound by its own latency, so the
+        rate grows with the CPEs that make them."""
+        cpes = self.cpes if cpes is None else cpes
+        if not 1 <= cpes <= self.cpes or cpes != int(cpes):
+            raise ValueError(f"a cluster has 1 to {self.cpes} CPEs; got cpes={cpes!r}")
+        bandwidth = float(log_linear(self.blocking_chunk_bytes, self.blocking_bandwidth_Bps,
+                                     np.asarray(nbytes, dtype=np.float64)))
+        return nbytes / (bandwidth * cpes / self.cpes)
 
     def mpe_seconds(self, nbytes: float) -> float:
         """Time for one MPE (one thread, 256 B batches) to move ``nbytes``:
@@ -198,9 +221,11 @@ def _scalar_or_array(values: np.ndarray):
 
 def _build(v: SectionValues) -> CPEClusterModel:
     chunks, bandwidths = v["dma_curve"]
+    blocking_chunks, blocking_bandwidths = v["blocking_dma_curve"]
     return CPEClusterModel(
         clusters=int(v["clusters"]), cpes=int(v["cpes"]), spm_bytes=v["spm"],
-        curve_chunk_bytes=chunks, curve_bandwidth_Bps=bandwidths,
+        curve_chunk_bytes=chunks, curve_bandwidth_Bps=bandwidths, blocking_chunk_bytes=blocking_chunks,
+        blocking_bandwidth_Bps=blocking_bandwidths,
         cpes_to_saturate=int(v["cpes_to_saturate"]), mpe_bandwidth_Bps=v["mpe_bandwidth"],
         memory_latency_s=v["memory_latency"], register_bus_Bps=v["register_bus"],
         layout=ShuffleLayout(producers=int(v["shuffle_layout.producers"]),
@@ -237,6 +262,10 @@ SECTION = MachineSection(
             "dma_curve": S.Curve("size", "bandwidth", "chunk", "bandwidth",
                                  "DMA bandwidth of one whole cluster as a function of chunk size "
                                  "(log-linear in between, flat beyond the ends)."),
+            "blocking_dma_curve": S.Curve("size", "bandwidth", "chunk", "bandwidth",
+                                          "DMA bandwidth of one whole cluster when every CPE waits for each of "
+                                          "its DMAs, as a function of their size: the rate of random accesses "
+                                          "(log-linear in between, flat beyond the ends)."),
             "cpes_to_saturate": S.Param("count", "CPEs of a cluster that reach its full DMA bandwidth; k CPEs "
                                                  "reach min(1, k / cpes_to_saturate) of it.", integer=True),
             "mpe_bandwidth": S.Param("bandwidth", "Memory bandwidth of one MPE (one thread)."),
