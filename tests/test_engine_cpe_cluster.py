@@ -71,6 +71,8 @@ def test_the_fixtures_random_access_is_worked_by_hand():
     assert TINY.random_access_seconds(8) == pytest.approx(8e-9)
     assert TINY.random_access_seconds(8, 4) == pytest.approx(16e-9)
     assert TINY.random_access_seconds(32) == pytest.approx(32 / 3e9)
+    # below the curve's first point an access still costs a whole 8 B DMA
+    assert TINY.random_access_seconds(4) == TINY.random_access_seconds(8)
     with pytest.raises(ValueError):
         TINY.random_access_seconds(8, 9)
 

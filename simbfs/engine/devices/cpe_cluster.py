@@ -119,13 +119,16 @@ class CPEClusterModel:
         ``blocking_curve`` is the DMA bandwidth of the whole cluster when
         every CPE waits for each of its DMAs (log-linear between the machine
         file's points); a blocking DMA is bound by its own latency, so the
-        rate grows with the CPEs that make them."""
+        rate grows with the CPEs that make them. An access smaller than the
+        curve's first point costs a DMA of that size: its latency, not its
+        bytes, bounds it."""
         cpes = self.cpes if cpes is None else cpes
         if not 1 <= cpes <= self.cpes or cpes != int(cpes):
             raise ValueError(f"a cluster has 1 to {self.cpes} CPEs; got cpes={cpes!r}")
+        size = max(float(nbytes), self.blocking_chunk_bytes[0])
         bandwidth = float(log_linear(self.blocking_chunk_bytes, self.blocking_bandwidth_Bps,
-                                     np.asarray(nbytes, dtype=np.float64)))
-        return nbytes / (bandwidth * cpes / self.cpes)
+                                     np.asarray(size, dtype=np.float64)))
+        return size / (bandwidth * cpes / self.cpes)
 
     def mpe_seconds(self, nbytes: float) -> float:
         """Time for one MPE (one thread, 256 B batches) to move ``nbytes``:
