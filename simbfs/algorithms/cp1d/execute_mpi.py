@@ -46,7 +46,8 @@ from .claim_timing import NeverVisible
 from .encoding import encode
 from .execute_spi import CP1DSPI, Cp1dSearch
 from .memory import node_memory
-from .pricing import MpiLevelPrice, level_costs, price_mpi_level, thread_cycles
+from .pricing import (MpiLevelPrice, layout_residents, level_costs, memory_seconds, node_counts, price_mpi_level,
+                      thread_cycles)
 from .work import LevelWork, bottom_up, mpi_passes, top_down
 
 
@@ -114,7 +115,15 @@ class MpiSearch(Cp1dSearch):
         costs = level_costs(machine, layout, work.ops, opts.compression)
         clock = machine.node.clock_hz
         passes = mpi_passes(layout, work)
-        price = price_mpi_level(passes, lambda ops: (thread_cycles(ops, costs) / clock).max(axis=1))
+        residents = layout_residents(machine, layout)
+
+        def pass_seconds(ops: dict) -> np.ndarray:
+            """One pass on every node: its busiest thread, or its main
+            memory's traffic if that takes longer (as the SPI code's level)."""
+            return np.maximum((thread_cycles(ops, costs) / clock).max(axis=1),
+                              memory_seconds(machine, residents, node_counts(ops)))
+
+        price = price_mpi_level(passes, pass_seconds)
         traffic = [encode(layout, exchange.streams, self.cp, machine.network.packet_payload_bytes, opts.compression)
                    for exchange in passes.rounds]
         phases = []

@@ -47,6 +47,8 @@ class CP1DModel:
     in_flight: int
     mpi_message_overhead_s: float
     cycles: CP1DCycles
+    # load misses a core may have outstanding (None: no limit but its threads')
+    load_misses_per_core: int | None = None
 
 
 SCHEMA = S.Section(
@@ -72,6 +74,9 @@ SCHEMA = S.Section(
                              integer=True),
         "mpi_message_overhead": S.Param("time", "MPI software time per message of an all-to-all (cp1d-mpi).",
                                         positive=False),
+        "load_misses_per_core": S.Param("count", "Load misses one core may have outstanding at once (its "
+                                        "non-blocking data cache's limit); bounds a node's scattered reads "
+                                        "with the memory latency.", integer=True, optional=True),
         "cycles": S.Section(
             doc="Issue cycles of one hardware thread per operation.",
             fields={
@@ -97,6 +102,7 @@ def _build(v: SectionValues) -> CP1DModel:
         delta_max=int(v["delta_max"]),
         in_flight=int(v["in_flight"]),
         mpi_message_overhead_s=v["mpi_message_overhead"],
+        load_misses_per_core=None if v.get("load_misses_per_core") is None else int(v["load_misses_per_core"]),
         cycles=CP1DCycles(**{f"{op}_cycles": v[f"cycles.{op}"] for op in OPERATIONS}),
         **{f"{key}_bytes": v[key] for key in SIZES},
     )

@@ -10,18 +10,26 @@ grown to the target. The model (docs/background/cp1d.md, "Per-node costs"):
   core's one fixed-point pipeline, which the core's hardware threads share
   (A2 User's Manual, D.1: one fixed-point instruction per cycle, from any
   thread).
-* **Latency.** Its random accesses (:data:`RANDOM_ACCESSES`) wait the
-  load-to-use latency of the L2 on a hit and of DDR on a miss. A thread
-  stalls on them; the core's other threads issue meanwhile, so an
-  operation costs one thread ``max(issue + latency, k x issue)`` cycles,
-  k threads sharing a core.
+* **Latency.** Its scattered reads (:data:`ACCESSES`: bit tests, fill
+  counts, the read of a test-and-set) wait the load-to-use latency of the
+  L2 on a hit and of DDR on a miss. A thread stalls on them; the core's
+  other threads issue meanwhile, so an operation costs one thread
+  ``max(issue + latency, k x issue)`` cycles, k threads sharing a core.
+  A scattered store (a parent) goes to the store queue and stalls nothing.
+* **Miss parallelism.** A node's cores have at most
+  ``cp1d.load_misses_per_core`` reads outstanding each (the A2's eight),
+  so its stalling reads take at least their latency over that many
+  (:func:`scattered_seconds`; on BlueGene/Q the threads' own stalls, one
+  each, bind first).
 * **Shared L2.** The structures a level touches at random (bitmaps, parents,
   the open packets) and the data it streams (adjacency entries, headers)
   compete for the node's L2. Each structure's hit rate follows from how
   often the level touches it (``MemoryHierarchy.shared_hit_rates``), so a
   level that streams many entries past few bitmap tests evicts its bitmaps.
-* **Memory bandwidth.** Streams and misses move lines from DDR; a level
-  lasts at least as long as the node's memory bandwidth needs for them.
+* **Memory bandwidth.** Streams and misses move 128 B lines from DDR: one
+  for a read that misses, two for a store or a test-and-set that misses
+  (the line in, and back out dirty: :func:`miss_lines`); a level lasts at
+  least as long as the node's memory bandwidth needs for them.
 
 The level (docs/background/cp1d.md)
     cp1d-spi: communication overlaps computation (the paper's "almost
@@ -55,20 +63,33 @@ from .encoding import plain_edges_per_packet
 from .layout import Layout
 from .memory import header_traffic
 
-# Random accesses one operation makes, by structure. A streamed read is
-# prefetched and stalls nothing (STREAMED); a store does not stall an
-# in-order A2 thread (it goes to the store queue), so appending an edge to
-# an open packet is charged for reading the packet's fill count only.
-RANDOM_ACCESSES = {
+# Scattered accesses one operation makes, by structure and kind
+# (docs/background/cp1d.md, "Per-node costs"). The kinds differ in what a
+# thread waits for and what the memory moves, in 128 B L2 lines:
+#   "read":  a load whose value the in-order A2 thread uses at once (a bit
+#            test, a fill count): the thread stalls until it arrives; a
+#            miss moves one line in;
+#   "rmw":   a bitmap word read, tested and written back (test-and-set):
+#            the read stalls; a miss moves the line in and, dirty, out again;
+#   "write": a store (the parent): it goes to the store queue and does not
+#            stall the thread, but a miss moves the line in (the store
+#            fills 8 of its 128 B) and, dirty, out again.
+# A streamed read is prefetched and stalls nothing (STREAMED).
+ACCESSES = {
     "index_word": {},
     "vertex_header": {},
     "edge_entry": {},
-    "pack": {"buffers": 1},
+    "pack": {"buffers": "read"},
     "compress": {},
-    "unpack": {"bitmaps": 1},
-    "bitmap_test": {"bitmaps": 1},
-    "claim": {"bitmaps": 1, "parents": 1},
+    "unpack": {"bitmaps": "read"},
+    "bitmap_test": {"bitmaps": "read"},
+    "claim": {"bitmaps": "rmw", "parents": "write"},
 }
+STALLS = {"read": True, "rmw": True, "write": False}
+LINES_PER_MISS = {"read": 1, "rmw": 2, "write": 2}
+# Random accesses one operation makes, by structure (every kind: each touches
+# a line, so each competes for the L2).
+RANDOM_ACCESSES = {op: {structure: 1 for structure in touched} for op, touched in ACCESSES.items()}
 # Bytes each operation streams from memory, by the cp1d section's size key.
 # Index words are not streamed: every thread sweeps the same words, which
 # stay in the L2 (docs/background/cp1d.md).
@@ -125,6 +146,55 @@ def accesses(counts: dict) -> dict:
     return totals
 
 
+def stalling_accesses(counts: dict) -> dict:
+    """Scattered accesses per structure of ``counts`` that stall their
+    thread (reads, and the reads of read-modify-writes)."""
+    totals = {"bitmaps": 0.0, "parents": 0.0, "buffers": 0.0}
+    for name, count in counts.items():
+        for structure, kind in ACCESSES[name].items():
+            if STALLS[kind]:
+                totals[structure] = totals[structure] + count
+    return totals
+
+
+def miss_lines(counts: dict, hits: dict):
+    """Lines main memory moves for the scattered accesses of ``counts``
+    that miss the L2 (hit rates ``hits`` per structure): one for a read,
+    two for a write or a read-modify-write (in, and out dirty)."""
+    lines = 0.0
+    for name, count in counts.items():
+        for structure, kind in ACCESSES[name].items():
+            lines = lines + count * (1.0 - hits[structure]) * LINES_PER_MISS[kind]
+    return lines
+
+
+def miss_parallelism(machine: Machine):
+    """Scattered reads a node's cores can have waiting at once:
+    ``cp1d.load_misses_per_core`` on each core (the A2's non-blocking data
+    cache holds eight, A2 User's Manual p. 174); None where the machine
+    gives no limit. Each thread also waits on its own misses, one at a
+    time (an in-order thread stalls at the first use of a missing load,
+    and the codes test each bit or count at once): op_cycles charges that."""
+    limit = machine.section("cp1d").load_misses_per_core
+    return None if limit is None else int(machine.node.cores) * int(limit)
+
+
+def scattered_seconds(machine: Machine, residents: "Residents", counts: dict):
+    """The least time a node's memory system needs for the stalling
+    scattered reads of ``counts``: each is outstanding for its load-to-use
+    latency (the L2's on a hit, DDR's on a miss), and at most
+    miss_parallelism of them are outstanding at once (zero where the
+    machine gives no limit)."""
+    parallel = miss_parallelism(machine)
+    if parallel is None:
+        return 0.0
+    memory = machine.node.memory_hierarchy
+    hits = hit_rates(machine, residents, counts)
+    stalls = stalling_accesses(counts)
+    cycles = sum((stalls[s] * memory.latency_cycles(hits[s]) for s in stalls), 0.0)
+    return cycles / parallel / machine.node.clock_hz
+
+
 def streamed_bytes(machine: Machine, counts: dict, header_traffic: float | None = None):
     """Bytes the operations ``counts`` stream from memory: their own (each
     header and entry read), or, where headers are read without the entries
@@ -159,9 +229,9 @@ def op_cycles(machine: Machine, threads: int, residents: Residents, counts: dict
     sharing = core_sharing(machine, threads)
     shape = np.broadcast_shapes(*(np.shape(c) for c in counts.values()))
     costs = {}
-    for name, touched in RANDOM_ACCESSES.items():
+    for name, touched in ACCESSES.items():
         issue = getattr(cp.cycles, f"{name}_cycles")
-        wait = sum((times * latency[s] for s, times in touched.items()), 0.0)
+        wait = sum((latency[s] for s, kind in touched.items() if STALLS[kind]), 0.0)
         cost = np.maximum(issue + wait, sharing * issue)
         if name == "compress" and not compression:
             cost = 0.0
@@ -171,14 +241,16 @@ def op_cycles(machine: Machine, threads: int, residents: Residents, counts: dict
 
 
 def memory_seconds(machine: Machine, residents: Residents, counts: dict):
-    """The time a node's main memory needs for ``counts``: the streamed
-    bytes, and one line for every random access that misses the L2."""
+    """The time a node's main memory needs for ``counts``: its streamed
+    bytes and the lines its scattered accesses move when they miss the L2
+    (miss_lines), at the memory bandwidth; and no less than its stalling
+    reads need at the cores' miss parallelism (scattered_seconds)."""
     memory = machine.node.memory_hierarchy
     hits = hit_rates(machine, residents, counts)
-    touched = accesses(counts)
-    lines = sum(touched[s] * (1.0 - hits[s]) for s in touched)
-    return ((streamed_bytes(machine, counts, residents.header_traffic) + lines * memory.cache_line_bytes)
-            / machine.node.memory_bandwidth_Bps)
+    lines = miss_lines(counts, hits)
+    seconds = ((streamed_bytes(machine, counts, residents.header_traffic) + lines * memory.cache_line_bytes)
+               / machine.node.memory_bandwidth_Bps)
+    return np.maximum(seconds, scattered_seconds(machine, residents, counts))
 
 
 # ------------------------------------------------------- the level's parts

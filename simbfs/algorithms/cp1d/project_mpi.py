@@ -43,7 +43,7 @@ from ...projection import busiest_link_seconds, busiest_node_overhead_s, longest
 from ...records import LevelRecord
 from ..search import LevelStep
 from .claim_timing import NeverVisible
-from .pricing import MpiLevelPrice, price_mpi_level
+from .pricing import MpiLevelPrice, memory_seconds, price_mpi_level
 from .project_spi import LevelPricer, project_with
 from .work import bottom_up, mpi_passes, top_down
 
@@ -86,10 +86,16 @@ class MpiLevelPricer(LevelPricer):
         costs, index = self.thread_costs(self.grown_node_counts(work.ops, item_growth))
 
         def pass_seconds(ops: dict) -> np.ndarray:
-            """One pass's busiest thread: on the busiest node, and on a typical one."""
+            """One pass on the busiest node and on a typical one: its
+            busiest thread, or its main memory's traffic if that takes
+            longer (as the SPI code's level and the executed passes)."""
             _, busiest, typical = threads.mean_and_busiest(self.cells(ops, costs, item_growth), T)
             scanning = index if "index_word" in ops else 0.0
-            return np.array([(scanning + busiest) / clock, (scanning + typical) / clock])
+            grown = {k: ops[k].sum(axis=1) * item_growth[k] for k in ops if k != "index_word"}
+            memory_mean, memory, _ = nodes.mean_and_busiest(
+                memory_seconds(target.machine, self.residents, grown))
+            return np.array([max((scanning + busiest) / clock, memory),
+                             max((scanning + typical) / clock, memory_mean)])
 
         passes = mpi_passes(layout, work)
         price = price_mpi_level(passes, pass_seconds)
