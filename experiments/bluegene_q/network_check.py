@@ -1,7 +1,10 @@
 """BlueGene/Q's network and node model against section E's measurements
 (../shared/reference/hardware-sources.md), as checks, not inputs.
 
-    python experiments/bluegene_q/network_check.py
+    python experiments/bluegene_q/network_check.py [--quick] [--out DIR]
+
+Writes network_check.csv (one row per check: the measurement, the model's
+value for the same operation, their ratio) and network_check.png.
 
 Prints, for each measurement, what the model gives for the same operation:
 
@@ -27,13 +30,21 @@ The closed forms are in tests/test_bgq_section_e.py too.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 
-from simbfs.algorithms.cp1d import pricing
-from simbfs.engine import Simulation
-from simbfs.engine.costs import link_seconds
-from simbfs.engine.messaging import MPIMessages
-from simbfs.machine import load_machine
+if not __package__:  # run as a file: make `experiments` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from experiments import lib  # noqa: E402
+
+from simbfs.algorithms.cp1d import pricing  # noqa: E402
+from simbfs.engine import Simulation  # noqa: E402
+from simbfs.engine.costs import link_seconds  # noqa: E402
+from simbfs.engine.messaging import MPIMessages  # noqa: E402
+from simbfs.machine import load_machine  # noqa: E402
 
 KIB = 1024
 
@@ -86,32 +97,57 @@ def torus_update_rate(machine, nodes: int, update_bytes: float = 8.0) -> float:
     return per_node / update_bytes / max(loads.link_s, float(loads.inject_s.max()))
 
 
-def main() -> None:
+def checks(quick: bool) -> list[dict]:
+    """Every check as a row: what was measured, the model's value for the
+    same operation, and the model over the measurement."""
     machine = load_machine("bluegene_q")
     net = machine.network
+    sizes = (512,) if quick else (512, 1024, 4096)
+    rows = []
+
+    def row(check: str, measured: float, model: float, unit: str, source: str) -> None:
+        rows.append({"check": check, "measured": measured, "model": model, "unit": unit,
+                     "model_over_measured": model / measured, "source": source})
+        print(f"  {check}: model {model:,.4g} {unit}, measured {measured:,.4g} ({model / measured:.2f}x)")
+
     print("all-to-all, 64 KiB a pair (Chen et al.: 85-95% of peak)")
-    for nodes in (512, 1024, 4096):
-        print(f"  {nodes:6d} nodes: {uniform_alltoall_efficiency(machine, nodes):.1%} of the raw peak")
+    for nodes in sizes:
+        row(f"all-to-all efficiency, {nodes} nodes", 0.90, uniform_alltoall_efficiency(machine, nodes), "of peak",
+            "Chen et al., SC12: 85-95% (mid-range)")
     overhead = machine.section("cp1d").mpi_message_overhead_s
     print("MPI all-to-all with cp1d.mpi_message_overhead (Kumar et al.: over 90% at 65,536 ranks)")
-    for nodes in (1024, 4096):
-        for pair in (4 * KIB, 64 * KIB, 1024 * KIB):
-            eff = uniform_alltoall_efficiency(machine, nodes, pair, overhead)
-            print(f"  {nodes:6d} nodes, {pair // KIB:5d} KiB a pair: {eff:.1%}")
+    for nodes in sizes[-1:]:
+        row(f"MPI all-to-all efficiency, {nodes} nodes, 1 MiB a pair", 0.90,
+            uniform_alltoall_efficiency(machine, nodes, 1024 * KIB, overhead), "of peak",
+            "Kumar et al.: over 90% at 65,536 ranks")
     big = 1 << 20
     print("adjacent-node transfer (Vishnu et al.: RDMA get 2.89 us, 1,775 MB/s)")
-    print(f"  1 MiB payload rate on one link: {big / link_seconds(net.wire_bytes(big), net) / 1e6:,.0f} MB/s")
+    row("neighbour bandwidth, 1 MiB", 1775.0, big / link_seconds(net.wire_bytes(big), net) / 1e6, "MB/s",
+        "Vishnu et al., IPDPSW 2013: RDMA get")
     one_way = 2 * overhead + net.hop_latency_s + link_seconds(net.wire_bytes(0.0, 1), net)
-    print(f"  zero-byte MPI message one way: {one_way * 1e6:.2f} us (Kerbyson et al. measured 2.8 us)")
+    row("zero-byte MPI message, one way", 2.8, one_way * 1e6, "us", "Kerbyson et al., ICPADS 2012")
     print("RandomAccess (Chen et al.: 52 M updates/s a node at 16,384 nodes, network included)")
     rates = random_access_rates(machine, machine.node.memory_bytes / 2)
-    for name, rate in rates.items():
-        print(f"  node, {name}: {rate / 1e6:,.1f} M/s")
-    node_rate = min(rates.values())
-    print(f"  node: {node_rate / 1e6:,.1f} M/s")
-    for nodes in (512, 4096):
-        print(f"  torus at {nodes} nodes, 8 B updates: {torus_update_rate(machine, nodes) / 1e6:,.1f} M/s a node")
+    row("RandomAccess updates a node", 858e9 / 16384 / 1e6, min(rates.values()) / 1e6, "M/s",
+        "Chen et al., SC12: 858 GUPS on 16K nodes")
+    return rows
+
+
+def main(argv=None) -> list[dict]:
+    args = lib.parse_args(__doc__, "bluegene_q", argv)
+    out = lib.out_dir(args)
+    rows = checks(args.quick)
+    plt = lib.pyplot()
+    fig, ax = plt.subplots(figsize=(7, 0.5 + 0.45 * len(rows)))
+    ax.barh([r["check"] for r in rows], [r["model_over_measured"] for r in rows], color="C0")
+    ax.axvline(1.0, color="k", lw=0.8)
+    ax.set_xlabel("model / measurement")
+    ax.set_title("BlueGene/Q model against section E's measurements")
+    ax.invert_yaxis()
+    lib.save(fig, rows, out, "network_check")
+    print(f"wrote {out / 'network_check.csv'}")
+    return rows
 
 
 if __name__ == "__main__":
-    main()
+    lib.exit_on_user_error(main)
