@@ -87,9 +87,6 @@ ACCESSES = {
 }
 STALLS = {"read": True, "rmw": True, "write": False}
 LINES_PER_MISS = {"read": 1, "rmw": 2, "write": 2}
-# Random accesses one operation makes, by structure (every kind: each touches
-# a line, so each competes for the L2).
-RANDOM_ACCESSES = {op: {structure: 1 for structure in touched} for op, touched in ACCESSES.items()}
 # Bytes each operation streams from memory, by the cp1d section's size key.
 # Index words are not streamed: every thread sweeps the same words, which
 # stay in the L2 (docs/background/cp1d.md).
@@ -137,22 +134,15 @@ def cp1d_residents(machine: Machine, local_vertices: float, heavy_count: int, no
                      header_traffic=header_traffic)
 
 
-def accesses(counts: dict) -> dict:
-    """Random accesses per structure of the operation ``counts``."""
-    totals = {"bitmaps": 0.0, "parents": 0.0, "buffers": 0.0}
-    for name, count in counts.items():
-        for structure, times in RANDOM_ACCESSES[name].items():
-            totals[structure] = totals[structure] + count * times
-    return totals
-
-
-def stalling_accesses(counts: dict) -> dict:
-    """Scattered accesses per structure of ``counts`` that stall their
-    thread (reads, and the reads of read-modify-writes)."""
+def accesses(counts: dict, stalling_only: bool = False) -> dict:
+    """Scattered accesses per structure of the operation ``counts``: all of
+    them (each touches a line, so each competes for the L2), or with
+    ``stalling_only`` those that stall their thread (reads, and the reads
+    of read-modify-writes)."""
     totals = {"bitmaps": 0.0, "parents": 0.0, "buffers": 0.0}
     for name, count in counts.items():
         for structure, kind in ACCESSES[name].items():
-            if STALLS[kind]:
+            if STALLS[kind] or not stalling_only:
                 totals[structure] = totals[structure] + count
     return totals
 
@@ -190,7 +180,7 @@ def scattered_seconds(machine: Machine, residents: "Residents", counts: dict):
         return 0.0
     memory = machine.node.memory_hierarchy
     hits = hit_rates(machine, residents, counts)
-    stalls = stalling_accesses(counts)
+    stalls = accesses(counts, stalling_only=True)
     cycles = sum((stalls[s] * memory.latency_cycles(hits[s]) for s in stalls), 0.0)
     return cycles / parallel / machine.node.clock_hz
 
