@@ -12,10 +12,10 @@ scratch pads) are blocking DMAs of ``lin1d.random_access`` bytes
 (``CPEClusterModel.random_access_seconds``, swCandle's measured rate),
 made by the producers. The Forward Handler is a dispose module: its CPEs
 split the input, stream it and test and update main memory with random
-accesses, each a blocking DMA, no shuffle (4.3, 2.1). On an MPE the same module streams its bytes at the MPE's
-bandwidth, waits one memory latency for every random test (its 256 KB L2
-cannot hold bitmaps of megabytes) and spends ``lin1d.mpe_item_cycles`` per
-pair.
+accesses, each a blocking DMA, no shuffle (4.3, 2.1). On an MPE the same
+module streams its bytes at the MPE's bandwidth, waits one memory latency
+for every random test (its 256 KB L2 cannot hold bitmaps of megabytes) and
+spends ``lin1d.mpe_item_cycles`` per pair.
 
 Which unit runs what (4.2, 5): modules go to the node's CPE clusters, first
 come first served, at most one cluster per module; with ``modules=mpe`` to

@@ -78,6 +78,13 @@ class CPEClusterModel:
     interrupt_s: float
 
     # ------------------------------------------------------------- DMA
+    def _cpes(self, cpes: int | None) -> int:
+        """``cpes`` of a cluster (default all), checked."""
+        cpes = self.cpes if cpes is None else cpes
+        if not 1 <= cpes <= self.cpes or cpes != int(cpes):
+            raise ValueError(f"a cluster has 1 to {self.cpes} CPEs; got cpes={cpes!r}")
+        return cpes
+
     def dma_bandwidth(self, chunk_bytes, cpes: int | None = None):
         """DMA bandwidth of one cluster, B/s, when ``cpes`` of its CPEs (default
         all) stream chunks of ``chunk_bytes``:
@@ -87,9 +94,7 @@ class CPEClusterModel:
         ``curve`` is log-linear between the machine file's points and flat
         beyond its ends (below the first point a chunk is priced as the first
         point's size). ``chunk_bytes`` may be an array (one bandwidth each)."""
-        cpes = self.cpes if cpes is None else cpes
-        if not 1 <= cpes <= self.cpes or cpes != int(cpes):
-            raise ValueError(f"a cluster has 1 to {self.cpes} CPEs; got cpes={cpes!r}")
+        cpes = self._cpes(cpes)
         chunks = np.asarray(chunk_bytes, dtype=np.float64)
         if not np.all(chunks > 0):
             raise ValueError(f"a DMA chunk must be larger than 0 bytes; got {chunk_bytes!r}")
@@ -122,9 +127,7 @@ class CPEClusterModel:
         rate grows with the CPEs that make them. An access smaller than the
         curve's first point costs a DMA of that size: its latency, not its
         bytes, bounds it."""
-        cpes = self.cpes if cpes is None else cpes
-        if not 1 <= cpes <= self.cpes or cpes != int(cpes):
-            raise ValueError(f"a cluster has 1 to {self.cpes} CPEs; got cpes={cpes!r}")
+        cpes = self._cpes(cpes)
         size = max(float(nbytes), self.blocking_chunk_bytes[0])
         bandwidth = float(log_linear(self.blocking_chunk_bytes, self.blocking_bandwidth_Bps,
                                      np.asarray(size, dtype=np.float64)))
