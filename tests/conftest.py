@@ -7,7 +7,9 @@ import copy
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 
+import numpy as np
 import pytest
 
 from simbfs.machine.loader import build_machine
@@ -232,3 +234,25 @@ def enumerated_link_loads(topology, traffic):
         for d in range(topology.nodes):
             loads[topology.route(s, d)] += traffic[s, d]
     return loads
+
+
+@dataclass
+class DenseTraffic:
+    """cp1d encode's pairs (encoding.Traffic) as N x N matrices, for worked
+    examples on a few nodes."""
+
+    payload: np.ndarray
+    packets: np.ndarray
+    edges: np.ndarray
+    backward_packets: int
+
+
+def dense_traffic(traffic) -> DenseTraffic:
+    n, keys = traffic.pairs.nodes, traffic.pairs.keys
+
+    def matrix(values):
+        out = np.zeros(n * n)
+        out[keys] = values
+        return out.reshape(n, n)
+    return DenseTraffic(matrix(traffic.pairs.payload), matrix(traffic.pairs.packets), matrix(traffic.edges),
+                        traffic.backward_packets)

@@ -29,7 +29,8 @@ def test_claim_delays_from_pair_tables_equal_the_delays_asked_for():
     sim = Simulation(load_machine("bluegene_q", ["network.shape=[2,2]"]), nodes)
     sweep = 1e-6 * (1 + rng.random(nodes))  # sweeps as long as a trip (about 1 us): the timing decides
     rates = [rng.random((nodes, nodes)) * 1e9 for _ in range(2)]
-    delay = ClaimDelay(sim, sweep, *rates, per_packet=20.0)
+    every_pair = np.arange(nodes * nodes)  # rates on pairs sender * N + receiver
+    delay = ClaimDelay(sim, every_pair, sweep, *(rate.reshape(-1) for rate in rates), per_packet=20.0)
 
     class AskedFor:  # the same timing without its tables
         sweep_time = sweep
@@ -58,8 +59,9 @@ def test_a_round_trip_waits_in_the_probers_queue_only():
     queue = np.array([1e-6, 2e-6, 4e-6, 8e-6])
     prober, owner = np.array([0, 1, 2, 3, 0]), np.array([1, 2, 3, 0, 3])
     t = np.zeros(5)
-    plain = ClaimDelay(sim, sweep)(prober, owner, t)
-    queued = ClaimDelay(sim, sweep, queue_s=queue)(prober, owner, t)
+    no_pairs = np.zeros(0, dtype=np.int64)
+    plain = ClaimDelay(sim, no_pairs, sweep)(prober, owner, t)
+    queued = ClaimDelay(sim, no_pairs, sweep, queue_s=queue)(prober, owner, t)
     assert queued - plain == pytest.approx(queue[prober])
 
 

@@ -10,6 +10,7 @@ from simbfs.algorithms.cp1d.layout import Layout
 from simbfs.algorithms.cp1d.work import Streams
 from simbfs.graph import EdgeList, GraphSpec, build_csr
 from simbfs.machine import load_machine
+from tests.conftest import dense_traffic as dense
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,8 @@ def tiny_layout():
 def encode(layout, streams, compression):
     machine = load_machine("bluegene_q")
     assert machine.network.packet_payload_bytes == 512
-    return encode_streams(layout, streams, machine.section("cp1d"), machine.network.packet_payload_bytes, compression)
+    return dense(encode_streams(layout, streams, machine.section("cp1d"), machine.network.packet_payload_bytes,
+                                compression))
 
 
 def one_stream(vertices, thread=0, channel="forward"):
@@ -72,7 +74,7 @@ def test_a_pairs_streams_add_up_in_stream_order_whatever_sizes_the_formats_have(
                  compressed_header_bytes=0.3, delta_max=3)
     stream = Streams(np.zeros(6, dtype=np.int64), np.array([2, 0, 0, 1, 1, 1]), np.ones(6, dtype=np.int64),
                      np.array([0, 1, 9, 2, 3, 15]), "backward")
-    traffic = encode_streams(layout, [stream], cp, 512.0, compression=True)
+    traffic = dense(encode_streams(layout, [stream], cp, 512.0, compression=True))
     # thread 0: vertices 1, 9 (short, long); thread 1: 2, 3, 15 (short, short,
     # long); thread 2: 0 (short); one packet each, so one header each
     expected = 0.0

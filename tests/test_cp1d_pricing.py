@@ -216,7 +216,7 @@ def test_price_level_of_one_nodes_counts_is_that_nodes_entry_of_the_executed_pri
     search, work = central_level(direction)
     priced = search.price(work)
     machine, layout, loads = search.machine, search.layout, priced.loads
-    assert priced.traffic.packets.sum() > 0 and len(set(priced.price.busy_s.tolist())) > 1
+    assert priced.traffic.packet_count > 0 and len(set(priced.price.busy_s.tolist())) > 1
     ops = compressed_ops(work.ops, compression=True)
     residents = layout_residents(machine, layout)
     for node in range(search.N):

@@ -192,7 +192,8 @@ def claim_timing(kind, nodes, seed):
     shape = {3: "[3]", 4: "[2,2]", 8: "[2,2,2]"}[nodes]
     sim = Simulation(load_machine("bluegene_q", [f"network.shape={shape}"]), nodes)
     sweep = 1e-6 * (1 + rng.random(nodes))  # sweeps as long as a trip (about 1 us): the timing decides
-    return ClaimDelay(sim, sweep, *(rng.random((nodes, nodes)) * 1e9 for _ in range(2)), per_packet=20.0)
+    every_pair = np.arange(nodes * nodes)  # rates on pairs sender * N + receiver
+    return ClaimDelay(sim, every_pair, sweep, *(rng.random(nodes * nodes) * 1e9 for _ in range(2)), per_packet=20.0)
 
 
 @pytest.mark.parametrize("timing", ["asked", "never", "tables"])

@@ -5,6 +5,8 @@ Ports and links move 1 byte/ns, a hop takes 100 ns, a packet carries up to
 """
 
 import numpy as np
+
+from simbfs.engine.traffic import PairTraffic
 import pytest
 import simpy
 
@@ -116,42 +118,48 @@ def test_exchange_cost_finds_the_hot_torus_link():
     assert cost.latency_s == pytest.approx(2 * 100e-9)
 
 
-def test_a_read_only_traffic_matrix_is_priced_once_and_a_writeable_one_every_time():
+def test_a_frozen_traffic_is_priced_once_and_any_other_every_time():
     net, payload = everyone_to_node_0_on_a_5_ring()  # links into node 0 carry 2 x 1024 B
     fresh = net.traffic_loads(payload)
-    payload.setflags(write=False)
-    first, again = net.traffic_loads(payload), net.traffic_loads(payload)
+    frozen = PairTraffic.from_matrix(payload).freeze()
+    first, again = net.traffic_loads(frozen), net.traffic_loads(frozen)
     assert again is first and first.link_s == fresh.link_s == pytest.approx(2 * 1024e-9)
     assert np.array_equal(first.inject_s, fresh.inject_s)
     with pytest.raises(ValueError):  # the remembered loads cannot be changed under a later caller
         first.inject_s[0] = 0.0
-    changed = payload.copy()
-    changed.setflags(write=False)
-    assert net.traffic_loads(changed) is not first  # another matrix, even of the same contents
-    changed.setflags(write=True)
-    changed[2, 0] = 3000.0  # a read-only matrix made writeable and changed: priced again
-    changed.setflags(write=False)
-    assert net.traffic_loads(changed).link_s == pytest.approx((1024 + 3072) * 1e-9)
-    writeable = payload.copy()
-    assert net.traffic_loads(writeable) is not net.traffic_loads(writeable)
-    writeable[1, 0] = 3000.0  # a writeable matrix may change: priced again (3 packets: 3000 + 3 x 24 B)
-    assert net.traffic_loads(writeable).link_s == pytest.approx((3072 + 1024) * 1e-9)
+    same_contents = PairTraffic.from_matrix(payload).freeze()
+    assert net.traffic_loads(same_contents) is not first  # another traffic, even of the same contents
+    loose = PairTraffic.from_matrix(payload)
+    assert net.traffic_loads(loose) is not net.traffic_loads(loose)
+    loose.payload[0] = 3000.0  # a traffic that is not frozen may change: priced again (3 packets: 3000 + 3 x 24 B)
+    assert net.traffic_loads(loose).link_s == pytest.approx((3072 + 1024) * 1e-9)
 
 
 @pytest.mark.parametrize("given_packets", [False, True])
-def test_dense_traffic_is_priced_by_rows_and_columns_as_pair_by_pair(given_packets):
-    """Whole-matrix sums (most pairs talk) give the loads the pairs give,
-    where every sum is exact; with fractional bytes they are not used."""
-    machine = tiny_machine(**{"network.topology": "torus", "network.shape": [4, 2, 2]})
-    env, net = network(machine, 16)
+@pytest.mark.parametrize("per_host", [1, 2])
+def test_pairs_are_priced_as_the_dense_matrix_of_the_same_traffic(given_packets, per_host):
+    """A PairTraffic and the dense matrix it comes from give the same
+    loads; and the loads follow the definitions: a node's port carries
+    its wire bytes, a message to itself stays home."""
+    machine = tiny_machine(**{"network.topology": "torus", "network.shape": [4, 2, 2],
+                              "network.processes_per_host": {"value": per_host, "source": "test"}})
+    env, net = network(machine, 16)  # the topology joins 16 hosts
+    n = 16 * per_host
     rng = np.random.default_rng(3)
-    payload = np.floor(rng.random((16, 16)) * 3000) * (rng.random((16, 16)) < 0.8)
+    payload = np.floor(rng.random((n, n)) * 3000) * (rng.random((n, n)) < 0.3)
     packets = np.ceil(payload / 1000) + (payload > 0) if given_packets else None
-    dense = net.dense_traffic_loads(payload, packets)
-    pairs = net.pair_traffic_loads(payload.reshape(-1), packets)
+    dense = net.traffic_loads(payload, packets)
+    pairs = net.traffic_loads(PairTraffic.from_matrix(payload, packets))
     for name, value in vars(pairs).items():
         assert np.array_equal(getattr(dense, name), value), name
-    assert net.dense_traffic_loads(payload + 0.5, packets) is None
+    off = payload * (1 - np.eye(n))
+    host = np.arange(n) // per_host
+    off = off * (host[:, None] != host[None, :])
+    counts = net.model.packets(off) if packets is None else np.where(off > 0, packets, 0.0)
+    wire = net.model.wire_bytes(off, counts) * (off > 0)
+    host_out = np.bincount(host, weights=wire.sum(axis=1))
+    assert np.allclose(pairs.inject_s, host_out[host] / net.model.injection_bandwidth_Bps)
+    assert pairs.payload_bytes == pytest.approx(off.sum())
 
 
 def test_an_empty_exchange_is_free():

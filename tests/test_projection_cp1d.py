@@ -17,6 +17,7 @@ from simbfs.projection.virtual import (expected_count_above, heavy_edge_share, h
                                        virtual_nodes)
 from simbfs.algorithms.cp1d.project_spi import stream_traffic
 from simbfs.runner import RunConfig, run
+from tests.conftest import dense_traffic
 
 BAR = 0.10  # issue 3: projected TEPS within 10% of executed TEPS
 
@@ -69,7 +70,8 @@ def test_closed_form_bytes_and_packets_match_the_executed_encoder(level_two, com
     frontier = np.flatnonzero(level == 2)
     work = top_down(layout, frontier, (level >= 0) & (level <= 2), CP1DOptions(compression=compression))
     stream = work.streams[0]
-    traffic = encode(layout, [stream], machine.section("cp1d"), machine.network.packet_payload_bytes, compression)
+    traffic = dense_traffic(encode(layout, [stream], machine.section("cp1d"), machine.network.packet_payload_bytes,
+                                   compression))
     counts = np.bincount(stream.sweep_vertex).astype(np.float64)
     model = stream_traffic(counts[counts > 0], 1.0, 1.0 / nodes, nodes, nodes - 1, graph.num_vertices / nodes,
                            machine.section("cp1d"), machine.network.packet_payload_bytes, compression,

@@ -38,6 +38,7 @@ from ..machine.model import CollectiveModel
 from .costs import ExchangeCost, allgather_time, allreduce_time, barrier_time, reduce_scatter_time
 from .messaging import MessagingLayer
 from .network import Network
+from .traffic import PairTraffic
 from .recorder import NULL_RECORDER
 
 
@@ -156,15 +157,18 @@ class Collectives:
                   after: float = 0.0, messaging: MessagingLayer | None = None, work: str | None = None,
                   level: int | None = None) -> simpy.Event:
         """Bulk exchange. ``deliver()`` is called once, when the last rank
-        arrives; it returns (payload bytes matrix, packets matrix or None,
-        value) where value is handed to every rank (the delivered messages).
+        arrives; it returns (traffic, packets, value): a PairTraffic
+        (engine/traffic.py) and None, or for small machines a dense payload
+        bytes matrix and its packets matrix or None; value is handed to
+        every rank (the delivered messages).
         ``messaging``: who pays which software overhead (default: per
         packet, engine/messaging.py)."""
 
         def finish(_):
             payload, packets, value = deliver()
-            cost = self.network.exchange_cost(payload, packets, messaging)
-            return value, cost.time_s, cost, (np.asarray(payload).sum(axis=1) if self.recorder.enabled else None)
+            traffic = PairTraffic.of(payload, packets)
+            cost = self.network.exchange_cost(traffic, messaging=messaging)
+            return value, cost.time_s, cost, (traffic.sent_by() if self.recorder.enabled else None)
 
         return self._join("alltoallv", rank, None, finish, after=after, work=work, level=level)
 

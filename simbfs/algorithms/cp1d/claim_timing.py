@@ -47,34 +47,52 @@ def offers_pair_tables(count: int, pairs: int) -> bool:
 
 class ClaimDelay:
     """Time from a remote probe to its claim being visible to the prober
-    (pricing.claim_delay_s), for every (prober, owner) pair of a level."""
+    (pricing.claim_delay_s), for the (prober, owner) pairs of a level.
 
-    def __init__(self, sim: Simulation, sweep_time: np.ndarray, probe_rate=None, answer_rate=None,
-                 per_packet: float = 1.0, queue_s=0.0):
+    The level's streams' rates are given on its ``pairs`` (ascending keys
+    sender * N + receiver: the pairs its first pass sends on, which hold
+    every probe's and every answer's pair), so that nothing here is N x N
+    beyond the bounded tables of :meth:`pair_tables`."""
+
+    def __init__(self, sim: Simulation, pairs: np.ndarray, sweep_time: np.ndarray, probe_rate=None,
+                 answer_rate=None, per_packet: float = 1.0, queue_s=0.0):
         self.sweep_time = sweep_time
-        self._hops = sim.topology.hop_matrix
+        self._topology = sim.topology
+        self._per_host = sim.machine.network.processes_per_host
+        self._pairs = pairs
         # per node: a probe's wait in its prober's injection queue, spread
         # over the delay's two trips (pricing.probe_queue_share)
         queue = np.broadcast_to(probe_queue_share(queue_s), sweep_time.shape)
-        self._queue = np.broadcast_to(queue[:, None], (len(queue), len(queue))) if queue.any() else None
+        self._queue = queue if queue.any() else None
         self._network = sim.machine.network
         self._layer = DirectPackets(sim.machine.messaging)
-        # N x N edges per second, or None (no buffering), both indexed
-        # [prober, owner]: the answers flow from owner to prober
+        # edges per second on each of ``pairs`` (sender to receiver), or
+        # None (no buffering): probes flow from prober to owner, answers
+        # from owner to prober
         self._probe_rate = probe_rate
-        self._answer_rate = None if answer_rate is None else answer_rate.T
+        self._answer_rate = answer_rate
         self._per_packet = per_packet
         self._pair_table = None  # (trip, probe fill, answer fill) of every pair, once needed
 
-    def _parts(self, pick):
+    def _rate_of(self, rate: np.ndarray, senders: np.ndarray, receivers: np.ndarray) -> np.ndarray:
+        """``rate`` (one per pair of the level) of the pairs (senders,
+        receivers); zero for a pair the level does not send on."""
+        keys = senders * len(self.sweep_time) + receivers
+        if not len(self._pairs):
+            return np.zeros(keys.shape)
+        at = np.minimum(np.searchsorted(self._pairs, keys), len(self._pairs) - 1)
+        return np.where(self._pairs[at] == keys, rate[at], 0.0)
+
+    def _parts(self, prober: np.ndarray, owner: np.ndarray):
         """The parts of the delay that depend only on the (prober, owner)
-        pair: its trip, its probe's fill wait and its answer's, for the
-        pairs ``pick`` takes from an N x N matrix indexed [prober, owner]."""
-        trip = packet_trip_s(pick(self._hops), self._network, self._layer)
+        pair: its trip, its probe's fill wait and its answer's."""
+        k = self._per_host
+        trip = packet_trip_s(self._topology.hops(prober // k, owner // k), self._network, self._layer)
         if self._queue is not None:
-            trip = trip + pick(self._queue)
-        return (trip, *(np.zeros(trip.shape) if rate is None else fill_wait_s(self._per_packet, pick(rate))
-                        for rate in (self._probe_rate, self._answer_rate)))
+            trip = trip + self._queue[prober]
+        fills = [np.zeros(trip.shape) if rate is None else fill_wait_s(self._per_packet, self._rate_of(rate, *ends))
+                 for rate, ends in ((self._probe_rate, (prober, owner)), (self._answer_rate, (owner, prober)))]
+        return (trip, *fills)
 
     def pair_tables(self, count: int):
         """(trip, probe fill, answer fill) of every (prober, owner) pair, N * N
@@ -85,8 +103,9 @@ class ClaimDelay:
         N = len(self.sweep_time)
         if not offers_pair_tables(count, N * N):
             return None
-        if self._pair_table is None:  # the matrices in prober-major order
-            self._pair_table = self._parts(lambda matrix: matrix.reshape(-1))
+        if self._pair_table is None:  # every pair, in prober-major order
+            prober, owner = np.divmod(np.arange(N * N, dtype=np.int64), N)
+            self._pair_table = self._parts(prober, owner)
         return self._pair_table
 
     def __call__(self, prober: np.ndarray, owner: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -95,7 +114,7 @@ class ClaimDelay:
         if tables is not None:
             trip, probe_fill, answer_fill = (table[prober * N + owner] for table in tables)
         else:
-            trip, probe_fill, answer_fill = self._parts(lambda matrix: matrix[prober, owner])
+            trip, probe_fill, answer_fill = self._parts(prober, owner)
         return probe_claim_delay_s(self.sweep_time[prober], self.sweep_time[owner], t, probe_fill, answer_fill,
                                    trip)
 

@@ -21,6 +21,7 @@ from functools import partial
 import numpy as np
 
 from ...bfs.parallel import in_parallel
+from ...engine.traffic import PairTraffic
 from .layout import Layout
 from .machine_section import CP1DModel
 from .work import Streams
@@ -28,13 +29,32 @@ from .work import Streams
 
 @dataclass
 class Traffic:
-    """A level's messages between every pair of nodes."""
+    """A level's messages, pair by pair: only the (sender, receiver) pairs
+    that talk (``pairs``: their payload bytes and packets, ascending
+    sender * N + receiver), with each pair's edges, aligned to them."""
 
-    payload: np.ndarray  # N x N bytes
-    packets: np.ndarray  # N x N
-    edges: np.ndarray  # N x N edges sent
+    pairs: PairTraffic
+    edges: np.ndarray  # per pair: edges sent
     backward_packets: int
-    stream_edges: list | None = None  # per stream given, N x N edges sent (encode(per_stream=True))
+    stream_edges: list | None = None  # per stream given, each pair's edges sent (encode(per_stream=True))
+
+    @property
+    def payload_bytes(self) -> float:
+        return float(self.pairs.payload.sum())
+
+    @property
+    def packet_count(self) -> float:
+        return float(self.pairs.packets.sum())
+
+    def on(self, keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """``values`` (one per pair of this traffic) on the pairs ``keys``
+        (sorted, a superset of this traffic's pairs), zero elsewhere."""
+        at = np.searchsorted(keys, self.pairs.keys)
+        if len(at) and (at[-1] >= len(keys) or not np.array_equal(keys[at], self.pairs.keys)):
+            raise ValueError("the traffic has pairs that the given keys lack")
+        out = np.zeros(len(keys))
+        out[at] = values
+        return out
 
 
 def plain_edges_per_packet(payload_bytes: float, cp: CP1DModel) -> float:
@@ -44,8 +64,9 @@ def plain_edges_per_packet(payload_bytes: float, cp: CP1DModel) -> float:
 
 def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, compression: bool,
            per_stream: bool = False) -> Traffic:
-    """Bytes and packets of every (sender, thread, receiver) stream (and,
-    with ``per_stream``, each stream's edges per pair: N x N each).
+    """Bytes and packets of every (sender, thread, receiver) stream, added
+    up per pair that talks (and, with ``per_stream``, each stream's edges
+    on those pairs).
 
     A stream is sent in its sweep order. Compressed, its first edge and
     every edge whose vertex is at most ``delta_max`` after the previous
@@ -54,9 +75,6 @@ def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, c
     packet carries as many whole 6 B edges as fit (kernels.stream_bytes)."""
     from . import kernels
     N, T = layout.N, layout.T
-    payload = np.zeros(N * N)
-    packets = np.zeros(N * N)
-    edges = np.zeros(N * N)
     backward = 0
     per_packet_plain = plain_edges_per_packet(payload_bytes, cp)
     room = payload_bytes - cp.compressed_header_bytes
@@ -83,17 +101,21 @@ def encode(layout: Layout, streams: list, cp: CP1DModel, payload_bytes: float, c
             result = channel(False)
         return result
 
-    # the channels on threads (kernels.stream_bytes releases the GIL), added up in order
+    # the channels on threads (kernels.stream_bytes releases the GIL), then
+    # each pair's channels added up in the streams' order
     sent = [s for s in streams if len(s.sender)]
-    stream_edges = {}
-    for s, (_, stream_payload, stream_packets, sent_edges, packets_sent) in zip(
-            sent, in_parallel([partial(encoded, s) for s in sent])):
-        payload += stream_payload
-        packets += stream_packets
-        edges += sent_edges
-        if per_stream:
-            stream_edges[id(s)] = sent_edges.reshape(N, N)
+    channels = in_parallel([partial(encoded, s) for s in sent])
+    for s, channel in zip(sent, channels):
         if s.channel == "backward":
-            backward += int(packets_sent)
-    return Traffic(payload.reshape(N, N), packets.reshape(N, N), edges.reshape(N, N), backward,
-                   [stream_edges.get(id(s), np.zeros((N, N))) for s in streams] if per_stream else None)
+            backward += int(channel[5])
+    keys, pair_of = np.unique(np.concatenate([c[1] for c in channels] or [np.zeros(0, dtype=np.int64)]),
+                              return_inverse=True)
+    payload, packets, edges = (np.bincount(pair_of, weights=np.concatenate([c[f] for c in channels] or [np.zeros(0)]),
+                                           minlength=len(keys)) for f in (2, 3, 4))
+    stream_edges = None
+    if per_stream:
+        first = np.cumsum([0] + [len(c[1]) for c in channels])
+        by_stream = {id(s): np.bincount(pair_of[first[k]:first[k + 1]], weights=channels[k][4], minlength=len(keys))
+                     for k, s in enumerate(sent)}
+        stream_edges = [by_stream.get(id(s), np.zeros(len(keys))) for s in streams]
+    return Traffic(PairTraffic.from_keys(N, keys, payload, packets), edges, backward, stream_edges)

@@ -40,6 +40,7 @@ import numpy as np
 from ...bfs.direction import TOP_DOWN
 from ...engine import NULL_RECORDER, Simulation
 from ...engine.messaging import MPIMessages
+from ...engine.traffic import PairTraffic
 from ...graph import Graph
 from ...records import RootRun
 from .claim_timing import NeverVisible
@@ -97,11 +98,11 @@ class MpiSearch(Cp1dSearch):
         super().__init__(algorithm, sim, graph, root, recorder)
         self._plan = None
         self._comm = 0.0
-        # every counting exchange sends 8 B to every other node: one
-        # read-only matrix, which the network prices once (traffic_loads)
-        self._counts = np.full((self.N, self.N), 8.0)
-        np.fill_diagonal(self._counts, 0.0)
-        self._counts.setflags(write=False)
+        # every counting exchange sends 8 B to every other node: one frozen
+        # traffic, which the network prices once (traffic_loads)
+        pairs = np.arange(self.N * self.N)
+        others = pairs[pairs % (self.N + 1) != 0]  # all but a node's own
+        self._counts = PairTraffic.from_keys(self.N, others, np.full(len(others), 8.0)).freeze()
 
     def plan_level(self) -> MpiLevel:
         """The current level's work, its passes priced on every node, and
@@ -129,7 +130,7 @@ class MpiSearch(Cp1dSearch):
         phases = []
         for counting, writing, sent in zip(price.counting_s, price.writing_s, traffic):
             phases.append((counting, self._counts, None))
-            phases.append((writing, sent.payload, sent.packets))
+            phases.append((writing, sent.pairs, None))
         return MpiLevel(work, price, phases, traffic)
 
     def node_program(self, rank: int):
@@ -160,8 +161,8 @@ class MpiSearch(Cp1dSearch):
         traffic = plan.traffic
         record = self.level_record(
             plan.work,
-            messages=int(sum(t.packets.sum() for t in traffic)),
-            bytes=float(sum(t.payload.sum() for t in traffic)),
+            messages=int(sum(t.packet_count for t in traffic)),
+            bytes=float(sum(t.payload_bytes for t in traffic)),
             compute_s=compute_mean,
             communication_s=self._comm + closing.cost_s,
             compute_max_s=float(per_node.max()),

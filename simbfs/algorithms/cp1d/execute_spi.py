@@ -179,6 +179,7 @@ class SpiSearch(Cp1dSearch):
         super().__init__(algorithm, sim, graph, root, recorder)
         self._priced = None  # the current level's PricedLevel
         self._busy = None  # its busy times, per node
+        self._sent = None  # its payload bytes sent, per node (for the recorder)
 
     def price(self, work: LevelWork, per_stream: bool = False) -> PricedLevel:
         """Every node's price of a level's ``work`` (pricing.price_level),
@@ -188,7 +189,7 @@ class SpiSearch(Cp1dSearch):
         ops = compressed_ops(work.ops, opts.compression)
         traffic = encode(layout, work.streams, self.cp, machine.network.packet_payload_bytes, opts.compression,
                          per_stream)
-        loads = self.ctx.network.traffic_loads(traffic.payload, traffic.packets)
+        loads = self.ctx.network.traffic_loads(traffic.pairs)
         clock = machine.node.clock_hz
         # the level's whole mix sets the L2's hit rates, whichever part of it is then charged
         residents, counts = layout_residents(machine, layout), node_counts(ops)
@@ -203,14 +204,16 @@ class SpiSearch(Cp1dSearch):
                             sends=bool(loads.wire_bytes))
         return PricedLevel(work, price, scan_s.max(axis=1), receive_s.max(axis=1), traffic, loads)
 
-    def claim_timing(self, priced: PricedLevel) -> ClaimTiming:
+    def claim_timing(self, priced: PricedLevel, pairs: np.ndarray) -> ClaimTiming:
         """The claim timing a priced bottom-up level gives: each node's busy
         time as its sweep, each (sender, receiver) pair's edges per second
-        on the level's two channels (probes, then answers), the edges per
-        packet and each node's probes' queue wait."""
+        on the level's two channels (probes, then answers) on the level's
+        ``pairs`` (keys sender * N + receiver, those of its first pass), the
+        edges per packet and each node's probes' queue wait."""
         price, traffic = priced.price, priced.traffic
-        probes, answers = stream_rates(traffic.stream_edges, price.busy_s[:, None])
-        per_packet = edges_per_packet(traffic.edges.sum(), traffic.packets.sum(),
+        edges = [traffic.on(pairs, stream) for stream in traffic.stream_edges]
+        probes, answers = stream_rates(edges, price.busy_s[pairs // self.N])
+        per_packet = edges_per_packet(traffic.edges.sum(), traffic.packet_count,
                                       self.machine.network.packet_payload_bytes, self.cp)
         return ClaimTiming(price.busy_s, probes, answers, per_packet, price.queue_s)
 
@@ -223,15 +226,20 @@ class SpiSearch(Cp1dSearch):
         if self.direction == TOP_DOWN:
             return self.price(top_down(self.layout, self.frontier, self.visited, opts))
         level = bottom_up(self.layout, self.frontier, self.visited, opts)
+        # The first pass, with no remote claim visible, sends every probe the
+        # level can send, and so every answer: its pairs hold every later
+        # pass's, and the claim timings' per-pair rates are kept on them.
+        first_pass = self.price(level(NeverVisible(self.N)), per_stream=True)
+        pairs = first_pass.traffic.pairs.keys
 
         def evaluate(timing: ClaimTiming):
-            priced = self.price(level(ClaimDelay(self.sim, timing.sweep_s, timing.probe_rate, timing.answer_rate,
-                                                 per_packet=timing.per_packet, queue_s=timing.queue_s)),
+            priced = self.price(level(ClaimDelay(self.sim, pairs, timing.sweep_s, timing.probe_rate,
+                                                 timing.answer_rate, per_packet=timing.per_packet,
+                                                 queue_s=timing.queue_s)),
                                 per_stream=True)
-            return priced, self.claim_timing(priced)
+            return priced, self.claim_timing(priced, pairs)
 
-        first = self.claim_timing(self.price(level(NeverVisible(self.N)), per_stream=True))
-        return self_consistent_claim_timing(evaluate, first)
+        return self_consistent_claim_timing(evaluate, self.claim_timing(first_pass, pairs))
 
     def node_program(self, rank: int):
         """One node: per level, its busy time (threads, ports, links and
@@ -258,8 +266,10 @@ class SpiSearch(Cp1dSearch):
                              level=level)
         port = max(float(loads.inject_s[rank]), float(loads.eject_s[rank]))
         if port > 0:
+            if self._sent is None:
+                self._sent = priced.traffic.pairs.sent_by()
             self.recorder.record(rank, "nic", start, start + port, "exchange", level=level,
-                                 bytes=float(priced.traffic.payload[rank].sum()))
+                                 bytes=float(self._sent[rank]))
         self.recorder.record(rank, "node", start, start + float(price.busy_s[rank]), "busy", level=level)
 
     def level_closed(self, closing) -> None:
@@ -268,8 +278,8 @@ class SpiSearch(Cp1dSearch):
         flush = float(price.flush_s.mean())
         record = self.level_record(
             priced.work,
-            messages=int(traffic.packets.sum()),
-            bytes=float(traffic.payload.sum()),
+            messages=int(traffic.packet_count),
+            bytes=traffic.payload_bytes,
             compute_s=float(price.cpu_s.mean()),
             communication_s=flush + closing.cost_s,
             compute_max_s=float(price.cpu_s.max()),
@@ -282,4 +292,5 @@ class SpiSearch(Cp1dSearch):
         )
         self._busy = None
         self._priced = None
+        self._sent = None
         self.close(record, priced.work)

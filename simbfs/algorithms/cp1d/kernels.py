@@ -298,6 +298,14 @@ def bottom_up_walk(indptr, indices, probers, first_index, heavy, in_frontier, n,
             parent[:claims].copy(), remote_nodes[:r].copy(), remote_owners[:r].copy(), remote_positions[:r].copy())
 
 
+@compiled(inline="always")
+def _grown_to(array, size):
+    """``array`` in a new array of at least ``size`` entries (doubling)."""
+    bigger = np.zeros(max(size, 2 * len(array)), dtype=array.dtype)
+    bigger[:len(array)] = array
+    return bigger
+
+
 @compiled(nogil=True)
 def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compression, short_bytes, long_bytes,
                  delta_max, room, header_bytes, per_packet_plain, entry_bytes, whole_bytes):
@@ -308,8 +316,10 @@ def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compressio
     sweep vertices (a stream is encoded in its sweep order). Returns
     ``ok`` False, and nothing else of use, if they do not.
 
-    Returns (ok, payload, packets, edges per pair (N * N), the channel's
-    packets).
+    Returns (ok, pair keys sender * N + receiver, payload, packets, edges
+    of each pair, the channel's packets): only the pairs that talk, group
+    by group (ascending keys when grouped by sender), so that the memory
+    follows the traffic, never N x N.
 
     A pair's streams are added up in the order of their stream ids, so
     that fractional byte sizes give the same sums however the entries came;
@@ -317,13 +327,22 @@ def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compressio
     are exact in any order) they are added in the order they were opened,
     which saves sorting each group's streams (a fifth of the heavy level's
     encoding at 1,024 nodes)."""
-    payload = np.zeros(N * N)
-    packets = np.zeros(N * N)
-    edges = np.zeros(N * N)
+    capacity = max(16, min(len(sender), 4 * N))
+    keys = np.zeros(capacity, dtype=np.int64)
+    payload = np.zeros(capacity)
+    packets = np.zeros(capacity)
+    edges = np.zeros(capacity)
+    pairs = 0
     streams = N * T
     size = np.zeros(streams)  # the open group's streams: bytes (or entries)
+    entries = np.zeros(streams)  # and their entries
     last = np.full(streams, -1, dtype=np.int64)  # and their last vertex
     touched = np.empty(streams, dtype=np.int64)
+    # the open group's partners (receivers, or senders when grouped by
+    # receiver): their sums, and which are in use
+    partner_payload, partner_packets, partner_edges = np.zeros(N), np.zeros(N), np.zeros(N)
+    partner_open = np.zeros(N, dtype=np.bool_)
+    partners = np.empty(N, dtype=np.int64)
     opened = 0
     total_packets = 0.0
     group = -1
@@ -331,27 +350,44 @@ def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compressio
         if i < len(sender):
             g = receiver[i] if by_receiver else sender[i]
             if g < group:
-                return False, payload, packets, edges, 0.0
+                return False, keys[:0], payload[:0], packets[:0], edges[:0], 0.0
         if i == len(sender) or g != group:
             # Close the previous group's streams, in ascending key: a pair's
             # streams then add up in the order of their stream ids.
-            keys = touched[:opened] if whole_bytes else np.sort(touched[:opened])
-            for key in keys:
-                if by_receiver:
-                    pair = (key // T) * N + group
-                else:
-                    pair = group * N + key % N
+            order = touched[:opened] if whole_bytes else np.sort(touched[:opened])
+            talking = 0
+            for key in order:
+                partner = key // T if by_receiver else key % N
                 if compression:
                     stream_packets = np.ceil(size[key] / room)
                     stream_payload = size[key] + stream_packets * header_bytes
                 else:
                     stream_packets = np.ceil(size[key] / per_packet_plain)
                     stream_payload = size[key] * entry_bytes
-                payload[pair] += stream_payload
-                packets[pair] += stream_packets
+                if not partner_open[partner]:
+                    partner_open[partner] = True
+                    partners[talking] = partner
+                    talking += 1
+                partner_payload[partner] += stream_payload
+                partner_packets[partner] += stream_packets
+                partner_edges[partner] += entries[key]
                 total_packets += stream_packets
                 size[key] = 0.0
+                entries[key] = 0.0
                 last[key] = -1
+            if pairs + talking > len(keys):
+                keys, payload = _grown_to(keys, pairs + talking), _grown_to(payload, pairs + talking)
+                packets, edges = _grown_to(packets, pairs + talking), _grown_to(edges, pairs + talking)
+            for partner in np.sort(partners[:talking]):
+                keys[pairs] = partner * N + group if by_receiver else group * N + partner
+                payload[pairs] = partner_payload[partner]
+                packets[pairs] = partner_packets[partner]
+                edges[pairs] = partner_edges[partner]
+                pairs += 1
+                partner_payload[partner] = 0.0
+                partner_packets[partner] = 0.0
+                partner_edges[partner] = 0.0
+                partner_open[partner] = False
             opened = 0
             if i == len(sender):
                 break
@@ -367,11 +403,11 @@ def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compressio
             size[key] += short_bytes if compression else 1.0  # a stream's first entry is short
         else:
             if v < last[key]:
-                return False, payload, packets, edges, 0.0
+                return False, keys[:0], payload[:0], packets[:0], edges[:0], 0.0
             if compression:
                 size[key] += short_bytes if v - last[key] <= delta_max else long_bytes
             else:
                 size[key] += 1.0
         last[key] = v
-        edges[sender[i] * N + receiver[i]] += 1.0
-    return True, payload, packets, edges, total_packets
+        entries[key] += 1.0
+    return True, keys[:pairs], payload[:pairs], packets[:pairs], edges[:pairs], total_packets

@@ -10,9 +10,12 @@ large to enumerate:
   ``hops(src, dst)`` counts its router hops (vectorised over numpy arrays;
   hops without a contended link of their own, such as a crossbar's switch,
   are charged latency but no link time);
-* one bulk exchange: ``link_loads(traffic)`` takes an N x N matrix of bytes
-  and returns the bytes every directed link carries (flow level, no
-  per-message work);
+* one bulk exchange: ``pair_link_loads(senders, receivers, nbytes)`` takes
+  the pairs that talk and their bytes (engine/traffic.py: only those pairs,
+  so that its memory follows the traffic, never N x N) and returns the
+  bytes every directed link carries (flow level, no per-message work); a
+  node's bytes to itself stay home. The base class's ``link_loads(matrix)``
+  is the same for a dense N x N matrix (small machines and tests);
 * closed forms, for any machine size without enumerating pairs:
   ``hop_distribution()`` (the share of ordered pairs of distinct nodes at
   each hop count), ``uniform_max_link_load(pair_bytes)`` (the busiest
@@ -92,8 +95,16 @@ class Topology:
     def route(self, src: int, dst: int) -> list[int]:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def link_loads(self, traffic: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
+    def pair_link_loads(self, senders: np.ndarray, receivers: np.ndarray,
+                        nbytes: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def link_loads(self, traffic: np.ndarray) -> np.ndarray:
+        """Bytes per directed link for a dense N x N matrix of bytes: its
+        nonzero pairs' :meth:`pair_link_loads`."""
+        traffic = np.asarray(traffic, dtype=np.float64)
+        senders, receivers = np.nonzero(traffic)
+        return self.pair_link_loads(senders, receivers, traffic[senders, receivers])
 
     def hop_distribution(self) -> np.ndarray:
         """P[h] = share of ordered pairs of distinct nodes that are h hops
@@ -130,7 +141,9 @@ class Topology:
 
     @cached_property
     def hop_matrix(self) -> np.ndarray:
-        """Hops between every pair of nodes (uint8/uint16), computed once."""
+        """Hops between every pair of nodes (uint8/uint16), computed once:
+        N x N, for small machines and tests; the engine asks :meth:`hops`
+        of the pairs that talk."""
         ids = np.arange(self.nodes)
         out = self.hops(ids[:, None], ids[None, :])
         return out.astype(np.uint16 if out.max(initial=0) > 255 else np.uint8)

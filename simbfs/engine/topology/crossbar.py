@@ -28,7 +28,7 @@ class Crossbar(Topology):
     def route(self, src: int, dst: int) -> list[int]:
         return []
 
-    def link_loads(self, traffic: np.ndarray) -> np.ndarray:
+    def pair_link_loads(self, senders, receivers, nbytes) -> np.ndarray:
         return np.zeros(0)
 
     def hop_distribution(self) -> np.ndarray:

@@ -101,25 +101,24 @@ class FatTree(Topology):
         return [up, self._central_up(src_group, k), self._central_down(dst_group, k), down]
 
     # -------------------------------------------------------- bulk exchange
-    def link_loads(self, traffic: np.ndarray) -> np.ndarray:
-        """Bytes per directed link for an N x N traffic matrix (the diagonal
-        stays home). Cost O(N^2) numpy work, no per-pair Python loop."""
-        traffic = np.asarray(traffic, dtype=np.float64)
-        n, size, K = self.nodes, self.supernode_size, self.central_links
-        home = np.diag(traffic)
-        node_up = traffic.sum(axis=1) - home
-        node_down = traffic.sum(axis=0) - home
-        # Bytes from each supernode to each destination node; those that stay
-        # inside their supernode never reach the central network.
-        from_supernode = np.add.reduceat(traffic, np.arange(0, n, size), axis=0)  # G x N
-        groups, dst = np.arange(self.supernodes), np.arange(n)
-        dst_group = dst // size
-        leaving = np.where(groups[:, None] == dst_group[None, :], 0.0, from_supernode)
-        # D-mod-K: the destination alone picks link dst mod K at both ends.
-        central_up = np.bincount((groups[:, None] * K + dst % K).ravel(), weights=leaving.ravel(),
-                                 minlength=self.supernodes * K)
-        central_down = np.bincount(dst_group * K + dst % K, weights=leaving.sum(axis=0),
-                                   minlength=self.supernodes * K)
+    def pair_link_loads(self, senders: np.ndarray, receivers: np.ndarray, nbytes: np.ndarray) -> np.ndarray:
+        """Bytes per directed link of the pairs that talk (a node's bytes to
+        itself stay home): each pair's bytes on its sender's up link and its
+        receiver's down link, and, between supernodes, on the central links
+        that D-mod-K routing picks (receiver mod K at both ends). O(pairs)
+        numpy work, no per-pair Python loop."""
+        senders, receivers = np.asarray(senders, dtype=np.int64), np.asarray(receivers, dtype=np.int64)
+        nbytes = np.asarray(nbytes, dtype=np.float64)
+        away = senders != receivers
+        senders, receivers, nbytes = senders[away], receivers[away], nbytes[away]
+        n, size, K, G = self.nodes, self.supernode_size, self.central_links, self.supernodes
+        node_up = np.bincount(senders, weights=nbytes, minlength=n)
+        node_down = np.bincount(receivers, weights=nbytes, minlength=n)
+        src_group, dst_group = senders // size, receivers // size
+        leaving = src_group != dst_group  # bytes inside a supernode never reach the central network
+        link = receivers[leaving] % K
+        central_up = np.bincount(src_group[leaving] * K + link, weights=nbytes[leaving], minlength=G * K)
+        central_down = np.bincount(dst_group[leaving] * K + link, weights=nbytes[leaving], minlength=G * K)
         return np.concatenate([node_up, node_down, central_up, central_down])
 
     # ------------------------------------------------------- closed forms

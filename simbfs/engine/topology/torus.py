@@ -9,7 +9,6 @@ import numpy as np
 from ...errors import UserError
 from ...machine.model import NetworkModel
 from ...machine.schema import IntList, ShapeTable
-from ..costs import exact_in_any_order
 from .base import Topology
 
 
@@ -197,47 +196,34 @@ class Torus(Topology):
         peers = self.nodes / (self.nodes - 1) if self.nodes > 1 else 0.0  # shares of N - 1 peers, not N
         return float(out_share * peers), float(in_share * peers)
 
-    def link_loads(self, traffic: np.ndarray) -> np.ndarray:
-        """Bytes per directed link for an N x N traffic matrix.
+    def pair_link_loads(self, senders: np.ndarray, receivers: np.ndarray, nbytes: np.ndarray) -> np.ndarray:
+        """Bytes per directed link of the pairs that talk.
 
         In dimension-order routing a message is, while it travels dimension
-        k, at coordinates (dst_0..dst_{k-1}, x_k, src_{k+1}..src_{D-1}). So
-        the load of dimension k's links only depends on the traffic summed
-        over src_0..src_{k-1} and dst_{k+1}..dst_{D-1}: per ring ("line") an
-        n_k x n_k matrix, multiplied by the ring's path table. Cost
-        O(N^2) per dimension, no per-message work.
-
-        When every sum of the traffic is exact (whole numbers of bytes, far
-        below 2^53), the sums over the sources are built up one dimension
-        after the other, each from the last, which reads the matrix about
-        2.7 times instead of D times; the loads are the same numbers.
+        k, at coordinates (dst_0..dst_{k-1}, x_k, src_{k+1}..src_{D-1}): on
+        the ring ("line") of dimension k that those other coordinates name,
+        from ring position src_k to dst_k. So each dimension's loads are,
+        per line, an n_k x n_k matrix of bytes (the pairs' bytes added up by
+        line, source and destination position) times the ring's path table:
+        O(pairs + N n_k) memory and work per dimension, never N x N. A
+        node's bytes to itself stay home (its positions are equal in every
+        dimension, so its path table rows are zero).
         """
-        D = self.ndim
-        tensor = traffic.reshape(self.shape + self.shape)  # axes s_0..s_{D-1}, t_0..t_{D-1}
-        loads = np.zeros((self.nodes, D, 2))
-        exact = exact_in_any_order(traffic)
-        sources_summed = tensor  # exact only: summed over s_0..s_{k-1}, axes s_k..s_{D-1}, t_0..t_{D-1}
-        for k in range(D):
-            if exact:
-                later_targets = tuple(range(sources_summed.ndim - (D - k - 1), sources_summed.ndim))
-                reduced = sources_summed.sum(axis=later_targets) if later_targets else sources_summed
-                sources_summed = sources_summed.sum(axis=0)
-            else:
-                summed_axes = tuple(range(k)) + tuple(D + j for j in range(k + 1, D))
-                reduced = tensor.sum(axis=summed_axes) if summed_axes else tensor
-            # remaining axes in order: s_k, s_{k+1}..s_{D-1}, t_0..t_k
-            n_after = D - k - 1
-            s_k, s_after = 0, list(range(1, 1 + n_after))
-            t_before = list(range(1 + n_after, 1 + n_after + k))
-            t_k = 1 + n_after + k
-            lines = reduced.transpose(t_before + s_after + [s_k, t_k])
-            extent = self.shape[k]
-            per_line = lines.reshape(-1, extent, extent)
-            ring = np.einsum("lst,stj->lj", per_line, self._ring_paths[k]).reshape(-1, 2, extent)
-            # Line index enumerates (t_0..t_{k-1}, s_{k+1}..s_{D-1}); the node
-            # at ring position p has exactly those coordinates with x_k = p.
-            line_shape = self.shape[:k] + self.shape[k + 1:]
-            grid = ring.reshape(line_shape + (2, extent))
-            grid = np.moveaxis(grid, -1, k)  # -> shape[:k] + (extent,) + shape[k+1:] + (2,)
-            loads[:, k, :] = grid.reshape(self.nodes, 2)
+        nbytes = np.asarray(nbytes, dtype=np.float64)
+        source, target = self.coords(senders), self.coords(receivers)
+        loads = np.zeros((self.nodes, self.ndim, 2))
+        for k, extent in enumerate(self.shape):
+            stride = int(self._strides[k])
+            lines = self.nodes // extent
+            # the line's node at ring position 0, from the coordinates it keeps
+            start = sum((target[j] if j < k else source[j]) * self._strides[j] for j in range(self.ndim) if j != k)
+            line = (start // (stride * extent)) * stride + start % stride  # 0 .. lines - 1, row-major
+            cell = (line * extent + source[k]) * extent + target[k]
+            per_line = np.bincount(cell, weights=nbytes, minlength=lines * extent * extent)
+            ring = per_line.reshape(lines, extent * extent) @ self._ring_paths[k].reshape(extent * extent, 2 * extent)
+            first = (np.arange(lines) // stride) * stride * extent + np.arange(lines) % stride
+            nodes = first[:, None] + np.arange(extent)[None, :] * stride  # line x position -> node
+            ring = ring.reshape(lines, 2, extent)
+            loads[nodes, k, 0] = ring[:, 0, :]
+            loads[nodes, k, 1] = ring[:, 1, :]
         return loads.reshape(-1)
