@@ -114,7 +114,7 @@ def _simulate(config: RunConfig, progress: Callable[[str], None], bar) -> dict:
     if projecting:
         _projection(algorithm)  # a clear error before anything is loaded
     _check_sections(machine, algorithm)
-    sim = Simulation(machine, nodes, executed=not projecting)
+    sim = Simulation(machine, nodes)
     warnings = _check_fits_machine(spec, machine, nodes, algorithm) + _declared_non_effects(config, machine, algorithm)
     algorithm.check(machine, spec.num_vertices(), nodes)
     if projecting:

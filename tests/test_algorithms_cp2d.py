@@ -216,13 +216,14 @@ def test_scan_equals_its_entry_by_entry_definition(graph, nodes, divide, odd):
         best = np.full(n, -1, dtype=np.int64)
         shift = -1 if divide else floor_shift(nodes, n)
         entries, packed = np.zeros(nodes, dtype=np.int64), np.zeros(nodes, dtype=np.int64)
-        pairs = np.zeros(nodes * nodes, dtype=np.int64)
+        pairs = np.zeros(C * nodes, dtype=np.int64)  # holder's grid column * N + owner
         unpacked, targets, parents = top_down_scan(graph.indptr, graph.indices, frontier, vis_bits, stride,
                                                    visited_bits, n, nodes, R, shift, entries, packed, pairs)
         claimed = claim_targets(targets, parents, best, vis_bits, stride, visited_bits, n, nodes, R, shift)
         e, p, u, pr, claims, vis_after = reference_scan(graph, frontier.tolist(), vis, visited, nodes, R)
         assert entries.tolist() == e and packed.tolist() == p and unpacked.tolist() == u
-        assert {divmod(int(k), nodes): int(c) for k, c in enumerate(pairs) if c} == pr
+        holder_of = {int(k): (int(k) // nodes) * R + (int(k) % nodes) % R for k in np.flatnonzero(pairs)}
+        assert {(holder_of[k], k % nodes): int(pairs[k]) for k in holder_of} == pr
         assert {int(v): int(best[v]) for v in claimed} == claims and len(claimed) == len(claims)
         assert {(c, v) for c in range(C) for v in range(n)
                 if vis_bits[(c * stride + v) >> 3] >> ((c * stride + v) & 7) & 1} == vis_after

@@ -288,7 +288,7 @@ def test_the_projections_walk_shows_each_level_and_its_price_to_on_level():
 
     machine = load_machine("sunway_taihulight")
     graph = generate_graph(GraphSpec("kronecker", 12, seed=1))
-    topology = Simulation(machine, 1024, executed=False).topology
+    topology = Simulation(machine, 1024).topology
     projector = Projector(graph, machine, topology, get_algorithm("lin1d").options, 12, 16, 16)
     seen = []
     walk = projector.root(int(np.argmax(graph.degree)), on_level=lambda step, record, level: seen.append(

@@ -145,7 +145,7 @@ def test_bad_machine_files_exit_2_with_one_clear_message(tmp_path, text, words):
     (["bluegene_q", "--nodes", "0"], ["--nodes", "at least 1"]),
     (["bluegene_q", "--nodes", "1000", "--scale", "12"], ["no partition of 1000 nodes", "512"]),
     (["bluegene_q", "--nodes", "32", "--scale", "38"], ["per node", "16 GiB"]),
-    (["bluegene_q", "--nodes", "65536", "--scale", "31"], ["traffic matrices", "fewer --nodes", "--mode project"]),
+    (["bluegene_q", "--nodes", "65536", "--scale", "36"], ["graph of scale 36", "GiB", "--mode project"]),
     # bsp1d-do copies the n/8-byte frontier bitmap to every node: more nodes cannot help
     (["bluegene_q", "--nodes", "98304", "--scale", "40", "--algorithm", "bsp1d-do", "--mode", "project"],
      ["more nodes do not help", "or less"]),

@@ -104,7 +104,7 @@ def project_levels(algorithm: str, gpus: int, scale: int, roots: int, profile_sc
     machine = load_machine(MACHINE, list(overrides))
     algo = get_algorithm(algorithm)
     algo.check(machine, 2**scale, gpus)
-    sim = Simulation(machine, gpus, executed=False)
+    sim = Simulation(machine, gpus)
     graph = profile_graph(profile_scale)
     keys = search_keys(graph, roots, seed=SEED)
     projector = Projector(graph, machine, sim.topology, algo.options, gpus, profile_scale, scale, EDGEFACTOR)

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 import simpy
 
 from ..errors import UserError
-from ..graph.memory import available_memory_bytes
 from ..machine.model import Machine
 from .collectives import Collectives
 from .devices import attach_devices
@@ -85,7 +84,7 @@ def run_node_programs(ctx: SimContext, program, nodes: int) -> float:
 
 
 class Simulation:
-    def __init__(self, machine: Machine, nodes: int, topology: Topology | None = None, *, executed: bool = True):
+    def __init__(self, machine: Machine, nodes: int, topology: Topology | None = None):
         if nodes < 1:
             raise UserError(f"--nodes must be at least 1, got {nodes}")
         if nodes > machine.max_nodes:
@@ -96,17 +95,6 @@ class Simulation:
         # the topology joins hosts; with one process per host (the usual case) a host is a node
         self.hosts = machine.network.hosts(nodes)
         self.topology = topology if topology is not None else make_topology(machine.network, self.hosts)
-        if executed:  # a projection never builds N x N matrices
-            self._check_traffic_matrix_fits()
-
-    def _check_traffic_matrix_fits(self) -> None:
-        # Bulk exchanges are priced from dense N x N matrices (a few of them
-        # alive at once); refuse node counts whose matrices would not fit.
-        need = 6 * 8 * self.nodes**2
-        if need > available_memory_bytes() // 2:
-            raise UserError(f"executing {self.nodes} nodes needs {need / 2**30:.1f} GiB for its traffic matrices, "
-                            "more than this computer can spare; use fewer --nodes, "
-                            "or predict the run with --mode project")
 
     def context(self, recorder=NULL_RECORDER) -> SimContext:
         """A fresh environment; ``recorder`` (see engine/recorder.py) observes

@@ -37,6 +37,8 @@ Execution
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ...bfs.direction import BOTTOM_UP, TOP_DOWN, choose_direction
@@ -150,7 +152,8 @@ class BSP1DSearch(RootSearch):
                                  level=level)
 
     def _deliver(self):
-        return self._work.pairs * self.machine.messaging.edge_bytes, None, None
+        edges = self._work.pairs
+        return replace(edges, payload=edges.payload * self.machine.messaging.edge_bytes), None, None
 
     def _local_counts(self, rank: int) -> np.ndarray:
         """(next frontier vertices, their edges) owned by ``rank``: its

@@ -29,6 +29,7 @@ from ...bfs.adjacency import neighbour_slots
 from ...bfs.direction import BOTTOM_UP, TOP_DOWN
 from ...bfs.parallel import balanced_chunks, in_parallel, worker_threads
 from ...bfs.partition import block_owner
+from ...engine.traffic import PairTraffic
 from ...graph import Graph
 
 
@@ -109,7 +110,7 @@ class LevelWork:
     received: np.ndarray  # edges whose target the node owns, checked after the exchange
     probes: np.ndarray  # adjacency entries a bottom-up level examines
     claimed: np.ndarray  # vertices the node claims
-    pairs: np.ndarray | None  # N x N edges node i sends node j (top-down)
+    pairs: PairTraffic | None  # edges (as payload) node i sends node j, on the pairs that talk (top-down)
     edges_examined: int
     new_vertices: np.ndarray  # ascending
     new_parents: np.ndarray
@@ -138,7 +139,8 @@ def top_down(graph: Graph, frontier: np.ndarray, visited: np.ndarray, nodes: int
     first_edge = np.full(n, len(candidates), dtype=np.int64)
     np.minimum.at(first_edge, candidates, np.arange(len(candidates), dtype=np.int64))
     new = np.flatnonzero(first_edge < len(candidates))
-    pairs = np.bincount(src_node[remote] * N + dst_node[remote], minlength=N * N).reshape(N, N)
+    keys, edges = np.unique(src_node[remote] * N + dst_node[remote], return_counts=True)
+    pairs = PairTraffic.from_keys(N, keys, edges)
     return LevelWork(
         direction=TOP_DOWN,
         scanned=per_node(frontier, n, N, graph.degree[frontier]),

@@ -53,6 +53,7 @@ import numpy as np
 
 from ...bfs.direction import TOP_DOWN
 from ...engine import NULL_RECORDER, Simulation
+from ...engine.traffic import PairTraffic
 from ...graph import Graph
 from ...machine.model import Machine
 from ...records import LevelRecord, RootRun
@@ -155,11 +156,13 @@ class CP2DSearch(RootSearch):
                                  level=level)
 
     def _deliver_expand(self):
-        return self._work.expand_payload, None, None
+        return self._work.expand, None, None
 
     def _deliver_fold(self):
-        pairs = self._work.fold_pairs
-        return pairs * self.cp.uncompressed_entry_bytes, np.ceil(pairs / self.pairs_per_packet), None
+        work = self._work
+        pairs = work.fold_pairs
+        return PairTraffic.from_keys(self.N, work.fold_keys, pairs * self.cp.uncompressed_entry_bytes,
+                                     np.ceil(pairs / self.pairs_per_packet)), None, None
 
     def _finish_level(self, closing) -> None:
         work, price = self._work, self._price

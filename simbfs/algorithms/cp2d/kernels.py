@@ -44,9 +44,12 @@ def top_down_scan(indptr, indices, frontier, vis, stride, visited, n, N, R, owne
     level (read only).
 
     Adds to ``entries`` and ``packed`` (per node: the entries it holds and
-    reads, the pairs it packs for another node) and ``pairs`` (N x N,
-    holder * N + owner): the holders are the frontier's grid columns'
-    nodes, so runs of whole columns on threads add to rows of their own.
+    reads, the pairs it packs for another node) and ``pairs`` (C x N,
+    holder's grid column * N + owner: the holder is the node of that
+    column in the owner's grid row, so a pair of nodes that can talk has
+    one entry, and the table grows as N^1.5, never N x N): the holders are
+    the frontier's grid columns' nodes, so runs of whole columns on threads
+    add to rows of their own.
     Returns per node the pairs it receives, and the claim candidates: each
     pair whose target is unvisited, as (target, parent), in discovery order
     (claim_targets finds the winners).
@@ -71,7 +74,7 @@ def top_down_scan(indptr, indices, frontier, vis, stride, visited, n, N, R, owne
             if holder != owner:
                 packed[holder] += 1
                 unpacked[owner] += 1
-                pairs[holder * N + owner] += 1
+                pairs[column * N + owner] += 1
             if not visited[v >> 3] & np.uint8(1 << (v & 7)):
                 if candidates == len(candidate_target):
                     candidate_target = _grown(candidate_target)

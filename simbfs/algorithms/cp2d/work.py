@@ -27,6 +27,7 @@ import numpy as np
 
 from ...bfs.parallel import balanced_chunks, in_parallel, worker_threads
 from ...bfs.partition import block_owner, block_starts, floor_shift
+from ...engine.traffic import PairTraffic
 from ...errors import UserError
 from ...graph import Graph
 
@@ -68,8 +69,9 @@ class LevelWork:
     """One level's counts per node, its traffic and its claims."""
 
     counts: Counts
-    expand_payload: np.ndarray  # N x N bytes of the expand
-    fold_pairs: np.ndarray  # N x N pairs of the fold
+    expand: PairTraffic  # the expand's payload bytes, to each node's grid-column peers
+    fold_keys: np.ndarray  # holder * N + owner of the fold's pairs of nodes that have pairs, ascending
+    fold_pairs: np.ndarray  # their pairs of the fold
     new_vertices: np.ndarray  # ascending
     new_parents: np.ndarray
     edges_examined: int
@@ -88,8 +90,11 @@ class Scanner:
         self.local_vertices = np.diff(block_starts(n, nodes))
         ranks = np.arange(nodes)
         self.col_of = ranks // self.R
-        self.same_col = self.col_of[:, None] == self.col_of[None, :]
-        np.fill_diagonal(self.same_col, False)
+        # each node's grid-column peers (the expand's receivers), as pair
+        # keys sender * N + receiver: N (R - 1) of them, never N x N
+        peers = (self.col_of * self.R)[:, None] + np.arange(self.R)[None, :]
+        others = peers != ranks[:, None]
+        self.expand_keys = (ranks[:, None] * nodes + peers)[others]
         # Vis of every node over its row's set, as bits of key c * stride + v
         # (node (row(v), c)): set for the vertices it sent or claimed. Column
         # first, because the scan reads the frontier in ascending order, so
@@ -140,7 +145,7 @@ class Scanner:
         from . import kernels  # here: numba loads only for the runs that use it
         graph = self.graph
         entries, packed = np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
-        pair_counts = np.zeros(N * N, dtype=np.int64)  # one for all runs: each adds to its columns' rows
+        pair_counts = np.zeros(C * N, dtype=np.int64)  # one for all runs: each adds to its columns' rows
         parts = in_parallel([partial(kernels.top_down_scan, graph.indptr, graph.indices, frontier[run], self.vis,
                                      self.stride, self.visited_bits, self.n, N, R, self._owner_shift, entries,
                                      packed, pair_counts)
@@ -162,6 +167,10 @@ class Scanner:
             pairs_received=unpacked.astype(np.float64),
             claimed=np.bincount(self.owner(new), minlength=N).astype(np.float64),
         )
-        return LevelWork(counts=counts, expand_payload=self.same_col * contrib[:, None],
-                         fold_pairs=pair_counts.astype(np.float64).reshape(N, N), new_vertices=new,
+        column, owner = np.divmod(np.flatnonzero(pair_counts), N)
+        fold_keys = (column * R + owner % R) * N + owner
+        order = np.argsort(fold_keys, kind="stable")
+        expand = PairTraffic.from_keys(N, self.expand_keys, contrib[self.expand_keys // N])
+        return LevelWork(counts=counts, expand=expand, fold_keys=fold_keys[order],
+                         fold_pairs=pair_counts[column * N + owner][order].astype(np.float64), new_vertices=new,
                          new_parents=new_parents, edges_examined=int(entries.sum()), edges_sent=int(packed.sum()))

@@ -26,6 +26,7 @@ import numpy as np
 from ...bfs.direction import TOP_DOWN, choose_direction
 from ...bfs.keyed import sum_per_key
 from ...engine import NULL_RECORDER, Simulation
+from ...engine.traffic import PairTraffic
 from ...errors import UserError
 from ...graph import Graph
 from ...records import LevelRecord, RootRun
@@ -131,16 +132,15 @@ def level_traffic(machine, network, layout: Layout, work: lin.LevelWork) -> Leve
         pairs = sum(phases)
         messages = np.where(sender == receiver, 0.0, sum(pricing.messages(p, machine) for p in phases))
         packets = sum(machine.network.packets(p * section.pair_bytes) for p in phases)
-        loads = network.traffic_loads(_matrix(N, traffic.talking, pairs * section.pair_bytes),
-                                      _matrix(N, traffic.talking, packets))
+        loads = network.traffic_loads(PairTraffic.from_keys(N, traffic.talking, pairs * section.pair_bytes,
+                                                            packets))
         # inputs under lin1d.small_input, message by message (phase by phase)
         small = (sum_per_key(receiver, sum(pricing.small_input(p, machine) for p in phases), N)
                  / np.maximum(sum_per_key(receiver, pairs, N), 1e-300))
         messages_out, messages_in = sum_per_key(sender, messages, N), sum_per_key(receiver, messages, N)
     else:
-        pairs = np.zeros((N, N))
-        messages = pairs
-        loads = network.traffic_loads(pairs)
+        pairs = messages = np.zeros(0)
+        loads = network.traffic_loads(PairTraffic.from_keys(N, np.zeros(0, dtype=np.int64), pairs))
         small = np.zeros(N)
         messages_out = messages_in = np.zeros(N)
     return LevelTraffic(messages_out=messages_out, messages_in=messages_in, small_share=small, loads=loads,
@@ -238,13 +238,6 @@ class _Run(RootSearch):
             edges_sent=int(traffic.pairs))
         self.unexplored_edges -= int(self.layout.degree[work.new_vertices].sum())
         self.close_level(record, work.new_vertices, work.new_parents, level.next_direction)
-
-
-def _matrix(nodes: int, at: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """The N x N matrix with ``values`` at the flat indices ``at``, zero elsewhere."""
-    matrix = np.zeros(nodes * nodes)
-    matrix[at] = values
-    return matrix.reshape(nodes, nodes)
 
 
 def record_units(recorder, rank: int, start: float, level: int, direction: str, price: pricing.LevelPrice,

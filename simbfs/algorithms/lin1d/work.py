@@ -383,7 +383,13 @@ class Traffic:
 
 
 def traffic(layout: Layout, work: LevelWork) -> Traffic:
+    """The level's pairs per phase between the pairs of nodes that talk
+    (only those: never N x N)."""
     N = layout.N
-    per_phase = [np.bincount(p.src * N + p.dst, minlength=N * N) for p in work.phases]
-    talking = np.flatnonzero(sum(per_phase)) if per_phase else np.zeros(0, dtype=np.int64)
-    return Traffic(talking, [pairs[talking].astype(np.float64) for pairs in per_phase])
+    keys = [p.src * N + p.dst for p in work.phases]
+    if not keys:
+        return Traffic(np.zeros(0, dtype=np.int64), [])
+    talking, pair_of = np.unique(np.concatenate(keys), return_inverse=True)
+    ends = np.cumsum([0] + [len(k) for k in keys])
+    return Traffic(talking, [np.bincount(pair_of[a:b], minlength=len(talking)).astype(np.float64)
+                             for a, b in zip(ends[:-1], ends[1:])])

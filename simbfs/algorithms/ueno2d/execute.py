@@ -22,6 +22,7 @@ import numpy as np
 from ...bfs.direction import TOP_DOWN
 from ...bfs.keyed import sum_per_key
 from ...engine import NULL_RECORDER, Simulation
+from ...engine.traffic import PairTraffic
 from ...errors import UserError
 from ...graph import Graph
 from ...records import LevelRecord, RootRun
@@ -102,23 +103,21 @@ class Ueno2D(Algorithm):
 class Fold:
     """The fold's edges between different processes, pair by pair (the
     pairs that have some): sums over them add whole numbers, exact in any
-    order, and the P x P matrices are rebuilt only for the network."""
+    order."""
 
     def __init__(self, work: ueno.LevelWork, portions: np.ndarray):
-        self.P = P = work.fold_pairs.shape[0]
-        remote = work.fold_pairs.copy()
-        np.fill_diagonal(remote, 0.0)
-        self.pairs = np.flatnonzero(remote)  # sender * P + receiver
-        self.sender, self.receiver = self.pairs // P, self.pairs % P
-        self.edges = remote.reshape(-1)[self.pairs]
+        self.P = P = len(portions)
+        sender, receiver = work.fold_keys // P, work.fold_keys % P
+        remote = sender != receiver
+        self.pairs = work.fold_keys[remote]  # sender * P + receiver
+        self.sender, self.receiver = sender[remote], receiver[remote]
+        self.edges = work.fold_edges[remote]
         # one message per portion to each peer it has edges for
         self.messages = np.minimum(self.edges, portions[self.sender])
 
-    def matrix(self, values: np.ndarray) -> np.ndarray:
-        """The P x P matrix of one value per pair (zero between the others)."""
-        matrix = np.zeros(self.P * self.P)
-        matrix[self.pairs] = values
-        return matrix.reshape(self.P, self.P)
+    def traffic(self, values: np.ndarray) -> PairTraffic:
+        """One value per pair (payload bytes), as the network takes it."""
+        return PairTraffic.from_keys(self.P, self.pairs, values)
 
 
 def counts_of(layout: Layout, work: ueno.LevelWork, edge_bytes: float, fold: Fold) -> Counts:
@@ -153,7 +152,7 @@ def execute_level(machine, network, layout: Layout, work: ueno.LevelWork, option
     section = machine.section("ueno2d")
     portions = np.maximum(1.0, np.ceil(work.entries * section.edge_bytes / section.gather_buffer_bytes))
     fold = Fold(work, portions)
-    loads = network.traffic_loads(fold.matrix(fold.edges * section.edge_bytes))
+    loads = network.traffic_loads(fold.traffic(fold.edges * section.edge_bytes))
     counts = counts_of(layout, work, section.edge_bytes, fold)
     ports = np.maximum.reduce([loads.inject_s, loads.eject_s, np.full(layout.P, loads.link_s)])
     shape = Shape(n=layout.n, R=layout.R, C=layout.C)

@@ -186,7 +186,8 @@ class LevelWork:
     nonempty_words: np.ndarray  # non-empty CQ words listed
     entries: np.ndarray  # adjacency entries gathered
     passed: np.ndarray  # edges passing the SV filter (sent or kept)
-    fold_pairs: np.ndarray  # P x P edges sent (diagonal: kept at home)
+    fold_keys: np.ndarray  # sender * P + receiver of the fold's pairs that have edges, ascending
+    fold_edges: np.ndarray  # their edges sent (a process's own: kept at home)
     received: np.ndarray  # edges a process's task 8 handles (own kept ones included)
     claimed: np.ndarray  # vertices it claims
     new_vertices: np.ndarray
@@ -239,12 +240,17 @@ def level(layout: Layout, frontier: np.ndarray, visited: np.ndarray, alpha: floa
         np.minimum.at(parent, fresh, np.repeat(sources, lengths)[fresh_at])
     new = np.flatnonzero(parent < n)
     new_parents = parent[new]
-    fold_pairs = np.zeros((P, P))
-    fold_pairs[np.arange(C)[:, None] * R + layout.row_of[None, :], np.arange(P)[None, :]] = sent
+    # the fold's pairs: column j's process in the receiver's row sends to it
+    column, receiver = np.nonzero(sent)
+    senders = column * R + layout.row_of[receiver]
+    order = np.argsort(senders * P + receiver, kind="stable")
+    fold_keys, fold_edges = (senders * P + receiver)[order], sent[column, receiver][order]
     claimed = np.bincount(layout.owner(new), minlength=P).astype(np.float64)
     return LevelWork(expand=ex, cq_words=cq_words, nonempty_words=nonempty[layout.col_of],
-                     entries=entries.reshape(-1), passed=fold_pairs.sum(axis=1), fold_pairs=fold_pairs,
-                     received=fold_pairs.sum(axis=0), claimed=claimed, new_vertices=new, new_parents=new_parents)
+                     entries=entries.reshape(-1), passed=np.bincount(fold_keys // P, weights=fold_edges, minlength=P),
+                     fold_keys=fold_keys, fold_edges=fold_edges,
+                     received=np.bincount(fold_keys % P, weights=fold_edges, minlength=P), claimed=claimed,
+                     new_vertices=new, new_parents=new_parents)
 
 
 SORT_BELOW = 1 / 16  # fewer values than this share of the range are deduplicated by sorting, not in a bitmap
