@@ -25,7 +25,10 @@ Every prediction is checked against the monotone response the search
 assumes: a point that falls outside its neighbours by more than
 ``MONOTONE_SLACK`` (the simulations' own jitter: event order, claim timing)
 stops the search with an error naming the points. Each step is one full
-simpy run (or projection), so a calibration costs 10 to 20 runs.
+simpy run (or projection), so a calibration costs 10 to 20 runs; a
+projection's work profile is computed at the first and re-priced at the
+others when the fitted parameter only changes prices (runner.RunConfig's
+``reuse_work``).
 """
 
 from __future__ import annotations
@@ -284,9 +287,11 @@ def calibrate(config, measured_teps: float, key: str | None = None, progress=lam
     def predict(value: float) -> float:
         override = f"{key}={_quantity(value, spec.kind)}"
         # the first run's BFS trees are validated (if asked); the search's
-        # other runs differ only in a cost, not in the trees
+        # other runs differ only in a cost, not in the trees. A projection's
+        # work is computed once and re-priced at every step when the fitted
+        # key only changes prices (projection/profile_cache.py)
         trial = replace(config, overrides=[*config.overrides, override],
-                        validate=config.validate and value == start)
+                        validate=config.validate and value == start, reuse_work=True)
         try:
             doc = run(trial)
         except UserError as error:

@@ -32,6 +32,8 @@ from .graph import GraphSpec, load_graph, search_keys
 from .graph.memory import check_memory
 from .machine import load_machine, machines_dir
 from .machine.model import GraphDefaults
+from .projection.profile_cache import DIRECTORY as PROFILE_DIRECTORY
+from .projection.profile_cache import WorkLog, WorkProfileCache, work_key
 from .records import RootRecord
 from .report import machine_parameters
 from .units import distinct_sizes
@@ -67,6 +69,11 @@ class RunConfig:
     # algorithms run on the Cell paper's directed graphs, the others on
     # undirected ones).
     directed: bool | None = None
+    # --mode project: keep the projection's work profile (in this process
+    # and in the cache directory) and re-price it when only prices change
+    # (projection/profile_cache.py); the document then says whether its work
+    # was "computed" or "cached". Calibrations and sweeps set it.
+    reuse_work: bool = False
     # Observes every algorithm's activity as spans (engine/recorder.py);
     # never changes timing, never enters the document.
     recorder: object = field(default=NULL_RECORDER, compare=False, repr=False)
@@ -256,7 +263,7 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
                         f"about a larger one")
     profile_spec = GraphSpec(kind=spec.kind, scale=profile_scale, edgefactor=spec.edgefactor, seed=spec.seed)
     check_memory(profile_spec, advice=f"use a smaller --profile-scale (the default is {DEFAULT_PROFILE_SCALE})")
-    graph = load_graph(profile_spec, config.cache_dir, progress=progress)
+    graph = _profile_graph(profile_spec, config, progress)
     keys = search_keys(graph, config.roots, seed=config.seed)
     progress(f"profiling {len(keys)} roots at scale {profile_scale} for {nodes} nodes at scale {spec.scale}")
     roots, levels = [], []
@@ -276,8 +283,16 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
             else:
                 progress(f"root {finished[0]}/{len(keys)} projected: vertex {message.split()[-1]}")
 
-    projected = projection.project(graph, keys, machine, sim.topology, algorithm, profile_scale, spec.scale,
-                                   spec.edgefactor, projection_progress, **hosts)
+    def project(work: WorkLog) -> list:
+        return projection.project(graph, keys, machine, sim.topology, algorithm, profile_scale, spec.scale,
+                                  spec.edgefactor, projection_progress, work=work, **hosts)
+
+    work_profile = None
+    if config.reuse_work:
+        identity = _work_identity(config, machine, nodes, algorithm, spec, profile_spec, keys, sim)
+        projected, work_profile = _reusing_work(project, identity, config, progress)
+    else:
+        projected = project(WorkLog())
     if advance is not None:
         advance(None)
     for root, edges, time_s, records in projected:
@@ -288,7 +303,75 @@ def _project(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec,
                      vertices=spec.num_vertices(), input_edges=spec.num_input_edges_estimate(),
                      mode="projected", validated=False, warnings=warnings,
                      projection={"profile_scale": profile_scale, "profile_roots": "search keys of the profile graph",
-                                 "method": "docs/background/projection.md"})
+                                 "method": "docs/background/projection.md",
+                                 **({"work_profile": work_profile} if work_profile else {})})
+
+
+# The profile graphs of this process's last projections: a calibration or
+# a sweep worker projects the same profile again and again.
+_PROFILE_GRAPHS: dict = {}
+PROFILE_GRAPHS_KEPT = 2
+
+
+def _profile_graph(profile_spec: GraphSpec, config: RunConfig, progress):
+    """The profile graph, loaded once per process for runs that reuse work."""
+    if not config.reuse_work:
+        return load_graph(profile_spec, config.cache_dir, progress=progress)
+    key = (profile_spec.cache_key(), str(config.cache_dir))
+    graph = _PROFILE_GRAPHS.get(key)
+    if graph is None:
+        graph = load_graph(profile_spec, config.cache_dir, progress=progress)
+        while len(_PROFILE_GRAPHS) >= PROFILE_GRAPHS_KEPT:
+            _PROFILE_GRAPHS.pop(next(iter(_PROFILE_GRAPHS)))
+        _PROFILE_GRAPHS[key] = graph
+    return graph
+
+
+def _work_identity(config: RunConfig, machine, nodes: int, algorithm, spec: GraphSpec, profile_spec: GraphSpec,
+                   keys, sim: Simulation) -> dict:
+    """Everything that changes a projection's work: the profile graph and
+    its roots, the target's size, the algorithm and its options, and the
+    machine parameters its projection declares as changing the work
+    (Projection.work_parameters); not the others (the topology's shape and
+    sizes among them), which only change prices (tests/test_repricing.py)."""
+    projection = algorithm.projection
+    return {
+        "algorithm": algorithm.name.partition(":")[0], "options": repr(algorithm.options),
+        "profile_graph": profile_spec.cache_key(), "roots": [int(k) for k in keys],
+        "target": {"scale": spec.scale, "edgefactor": spec.edgefactor, "nodes": nodes},
+        "machine": {key: machine.values[key] for key in sorted(machine.values) if projection.changes_work(key)},
+    }
+
+
+def _reusing_work(project: Callable, identity: dict, config: RunConfig, progress) -> tuple[list, str]:
+    """``project(work_log)`` re-pricing the cached work of ``identity`` if
+    there is one, else computing it and keeping it: (results, "cached" or
+    "computed")."""
+    from .graph.loading import default_cache_dir
+
+    directory = Path(config.cache_dir) if config.cache_dir is not None else default_cache_dir()
+    cache = WorkProfileCache(directory / PROFILE_DIRECTORY, progress)
+    key = work_key(identity)
+    log = cache.load(key)
+    if log is None:
+        with cache.lock(key):  # a sweep's other workers wait for it, then read it
+            log = cache.load(key)
+            if log is None:
+                return _computing_work(project, cache, key), "computed"
+    projected = project(log)
+    if log.diverged:
+        progress("the cached work profile does not apply to these prices (a claim timing claimed other "
+                 "vertices); computing it afresh")
+        return _computing_work(project, cache, key), "computed"
+    return projected, "cached"
+
+
+def _computing_work(project: Callable, cache, key: str) -> list:
+    log = WorkLog()
+    projected = project(log)
+    if not log.diverged:
+        cache.store(key, log)
+    return projected
 
 
 def _graph_spec(config: RunConfig, machine, algorithm) -> GraphSpec:

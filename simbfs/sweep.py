@@ -157,7 +157,8 @@ def config_key(config: RunConfig) -> str:
     from .report import machine_parameters
 
     machine = load_machine(config.machine, config.overrides)  # a bad parameter: a UserError now
-    options = {f.name: getattr(config, f.name) for f in fields(config) if f.name not in ("recorder", "cache_dir")}
+    options = {f.name: getattr(config, f.name) for f in fields(config)
+               if f.name not in ("recorder", "cache_dir", "reuse_work")}
     identity = {"options": options, "machine": machine_parameters(machine), "simbfs": __version__}
     text = json.dumps(identity, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
@@ -195,11 +196,14 @@ def expand(base: RunConfig, grid: dict[str, list[str]]) -> list[Point]:
 
 def run_point(config: RunConfig) -> dict:
     """What a worker computes for one point: the result document, or the
-    user's error that stopped it."""
+    user's error that stopped it. A projected point re-prices the work
+    profile of an earlier point with the same work (only prices changed:
+    projection/profile_cache.py), from this worker's memo or the cache
+    directory that the workers share; its document says so."""
     from .runner import run
 
     try:
-        return {"status": "ok", "document": run(config)}
+        return {"status": "ok", "document": run(replace(config, reuse_work=True))}
     except UserError as exc:
         return {"status": "error", "error": str(exc)}
 

@@ -74,11 +74,29 @@ class Projection:
     processes that share a host (``network.processes_per_host`` > 1); such
     a projection is called with ``processes=`` the target's node count, since
     its topology joins hosts. The runner refuses the others on such a
-    machine."""
+    machine.
+
+    Work, then price (docs/background/projection.md, "Re-pricing a cached
+    work profile"): ``project`` also takes ``work=``, a
+    projection/profile_cache.WorkLog, and asks it for every piece of its
+    work (what the level functions count on the profile graph) instead of
+    computing it, so that a log filled by one projection re-prices it under
+    other prices. ``work_parameters``: the machine parameters (dotted keys;
+    fnmatch patterns such as ``node.compute.*``) that change that work;
+    every other parameter only changes prices. The runner keys the cached
+    work by them (runner._work_identity); tests/test_repricing.py checks
+    every other key of every bundled machine."""
 
     project: Callable
     profile_vertex_per_node: bool
     shared_hosts: bool = False
+    work_parameters: tuple[str, ...] = ()
+
+    def changes_work(self, key: str) -> bool:
+        """Whether the machine parameter ``key`` changes this projection's work."""
+        from fnmatch import fnmatchcase
+
+        return any(fnmatchcase(key, pattern) for pattern in self.work_parameters)
 
 
 class LayoutCache:

@@ -11,7 +11,8 @@ from ..base import Projection
 from . import project
 from .execute import BSP1D
 
-BSP1D.projection = Projection(project.project, profile_vertex_per_node=project.PROFILE_VERTEX_PER_NODE)
+BSP1D.projection = Projection(project.project, profile_vertex_per_node=project.PROFILE_VERTEX_PER_NODE,
+                              work_parameters=project.WORK_PARAMETERS)
 
 ALGORITHMS = {
     "bsp1d-do": BSP1D("bsp1d-do", direction_optimising=True),

@@ -66,12 +66,20 @@ from ...graph import Graph
 from ...machine.model import Machine
 from ...projection import (Growth, Moments, NodeLoad, busiest_link_seconds, busiest_node_overhead_s, extreme_z,
                            longest_route_hops, node_load, poisson_ceil_mean)
+from ...projection.profile_cache import WorkLog
 from ...records import LevelRecord
 from .pricing import price_level
 from .work import first_frontier_neighbour
 
 # The level-synchronous profile is taken on the target's node count.
 PROFILE_VERTEX_PER_NODE = True
+# The machine parameters that change the work profile (profile_roots): its
+# moments are of per-vertex *seconds*, priced with the node's costs before
+# the busiest node is taken (a node's price is a weighted sum of its counts,
+# and the extreme of the sum is not the sum of the counts' extremes), so
+# the node's compute prices are part of the work. Every other parameter
+# only prices it (tests/test_repricing.py).
+WORK_PARAMETERS = ("node.clock", "node.cores", "node.compute.*")
 
 
 @dataclass
@@ -96,12 +104,16 @@ class RootProfile:
     adjacency_entries: int  # of the profile graph (CSR entries)
 
 
-def profile_roots(graph: Graph, roots, machine: Machine, nodes: int, algorithm) -> list[RootProfile]:
-    """Step 1: per-vertex work moments of every level, from real BFS runs.
+def profile_roots(graph: Graph, roots, machine: Machine, nodes: int, algorithm, work=None) -> list[RootProfile]:
+    """Step 1: per-vertex work moments of every level, from real BFS runs,
+    asked of ``work`` (a WorkLog). The moments are of per-vertex seconds,
+    so the node's prices are part of this work (WORK_PARAMETERS).
 
     Roots are profiled on a thread pool (numpy releases the GIL in the
     gathers that dominate); the profiles come back in root order."""
-    return map_in_order(lambda root: _profile_root(graph, int(root), machine, nodes, algorithm), roots)
+    work = work if work is not None else WorkLog()
+    return map_in_order(lambda root: work.get((int(root),), lambda: _profile_root(graph, int(root), machine, nodes,
+                                                                                   algorithm)), roots)
 
 
 def _profile_root(graph: Graph, root: int, machine: Machine, nodes: int, algorithm) -> RootProfile:
@@ -305,9 +317,9 @@ def project_root(profile: RootProfile, machine: Machine, topology: Topology, pro
 
 
 def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm, profile_scale: int,
-            target_scale: int, edgefactor: int, progress=lambda message: None) -> list:
+            target_scale: int, edgefactor: int, progress=lambda message: None, work=None) -> list:
     """Steps 1-4 for every search key: [(root, edges, time, records)]."""
-    profiles = profile_roots(graph, keys, machine, topology.nodes, algorithm)
+    profiles = profile_roots(graph, keys, machine, topology.nodes, algorithm, work)
     results = []
     for profile in profiles:
         edges, time_s, records = project_root(profile, machine, topology, profile_scale, target_scale, edgefactor)

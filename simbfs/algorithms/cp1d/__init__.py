@@ -17,8 +17,10 @@ from . import machine_section, project_mpi, project_spi  # noqa: F401  (machine_
 from .execute_mpi import CP1DMPI
 from .execute_spi import CP1DSPI
 
-CP1DSPI.projection = Projection(project_spi.project, profile_vertex_per_node=project_spi.PROFILE_VERTEX_PER_NODE)
-CP1DMPI.projection = Projection(project_mpi.project, profile_vertex_per_node=project_mpi.PROFILE_VERTEX_PER_NODE)
+CP1DSPI.projection = Projection(project_spi.project, profile_vertex_per_node=project_spi.PROFILE_VERTEX_PER_NODE,
+                                work_parameters=project_spi.WORK_PARAMETERS)
+CP1DMPI.projection = Projection(project_mpi.project, profile_vertex_per_node=project_mpi.PROFILE_VERTEX_PER_NODE,
+                                work_parameters=project_spi.WORK_PARAMETERS)
 
 ALGORITHMS = {
     "cp1d-spi": CP1DSPI("cp1d-spi"),

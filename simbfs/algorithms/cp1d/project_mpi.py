@@ -44,7 +44,7 @@ from ...records import LevelRecord
 from ..search import LevelStep
 from .claim_timing import NeverVisible
 from .pricing import MpiLevelPrice, memory_seconds, price_mpi_level
-from .project_spi import LevelPricer, project_with
+from .project_spi import LevelPricer, level_work, project_with
 from .work import bottom_up, mpi_passes, top_down
 
 # The profile is laid out on virtual nodes, as for cp1d-spi.
@@ -77,10 +77,19 @@ class MpiLevelPricer(LevelPricer):
         clock = target.machine.node.clock_hz
         frontier, seed = step.frontier, step.seed
         edge_growth = self.edge_growth(step)
-        if step.direction == TOP_DOWN:
-            work = top_down(layout, frontier, step.visited, target.options)
-        else:  # the answers arrive after the exchange: no remote claim is visible
-            work = bottom_up(layout, frontier, step.visited, target.options)(NeverVisible(layout.N))
+
+        def level_work_and_passes():
+            if step.direction == TOP_DOWN:
+                work = top_down(layout, frontier, step.visited, target.options)
+            else:  # the answers arrive after the exchange: no remote claim is visible
+                work = bottom_up(layout, frontier, step.visited, target.options)(NeverVisible(layout.N))
+            passes = mpi_passes(layout, work)
+            rounds = tuple(replace(r, streams=level_work(replace(work, streams=r.streams), layout.N).streams)
+                           for r in passes.rounds)
+            return level_work(work, layout.N), replace(passes, rounds=rounds)
+
+        # no claim timing: the whole level's work is price-independent (a work profile keeps it)
+        work, passes = self.work.get((step.root, step.level, step.direction), level_work_and_passes)
         kappa, per_node, threads, nodes = self.cell_scaling(seed)
         item_growth = self.item_growth(edge_growth)
         costs, index = self.thread_costs(self.grown_node_counts(work.ops, item_growth))
@@ -97,7 +106,6 @@ class MpiLevelPricer(LevelPricer):
             return np.array([max((scanning + busiest) / clock, memory),
                              max((scanning + typical) / clock, memory_mean)])
 
-        passes = mpi_passes(layout, work)
         price = price_mpi_level(passes, pass_seconds)
         communication = 0.0
         sent = payload = packets = backward = 0.0
@@ -146,7 +154,7 @@ class MpiLevelPricer(LevelPricer):
 
 
 def project(graph, keys, machine, topology, algorithm, profile_scale: int, target_scale: int, edgefactor: int,
-            progress=lambda message: None) -> list:
+            progress=lambda message: None, work=None) -> list:
     """As project_spi.project, with cp1d-mpi's passes and all-to-alls."""
     return project_with(MpiLevelPricer, graph, keys, machine, topology, algorithm, profile_scale, target_scale,
-                        edgefactor, progress)
+                        edgefactor, progress, work)

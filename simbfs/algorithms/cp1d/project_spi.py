@@ -59,6 +59,21 @@ terms for the target (N nodes, scale S) without its graph, in four steps
    functions' own sweep-time rule, after a first pass with no remote claim
    visible (claim_timing.py).
 
+**Re-pricing** (projection/profile_cache.py). The work that prices do not
+change is asked of a WorkLog, so that a calibration or a sweep computes it
+once: a top-down level's LevelWork (as :func:`level_work`: its streams as
+the loads the pricing reads), and a bottom-up level's first pass, which
+sees no remote claim whatever the prices. The claim timing of the passes
+after it comes from the prices (the typical node's sweep, its probes'
+queue wait, the streams' rates), so those passes are evaluated again at
+every pricing, as a fresh projection evaluates them; that part of the
+work (kernels.bottom_up_walk, about a third of a 4,096-node projection's
+time) is not cached. What a bottom-up level claims does not depend on its
+timing (only which probe finds the parent does), so the levels after it
+are the cached ones; a re-pricing that finds other claims marks the log
+``diverged`` and the runner computes the profile afresh. The machine
+parameters that change the work are WORK_PARAMETERS.
+
 Every output of a projection says "projected".
 """
 
@@ -77,6 +92,7 @@ from ...engine.topology import Topology
 from ...graph import Graph
 from ...machine.model import Machine
 from ...projection import Growth, busiest_link_seconds, grown_degrees, longest_route_hops, poisson_ceil_mean
+from ...projection.profile_cache import WorkLog
 from ...projection.virtual import Spread, heavy_vertices_at_profile, virtual_nodes
 from ...records import LevelRecord
 from ..base import root_done
@@ -90,6 +106,13 @@ from .work import OP_NAMES, RECEIVE_OPS, CP1DOptions, LevelWork, bottom_up, calc
 
 # The profile is laid out on virtual nodes (at most one per 256 profile vertices).
 PROFILE_VERTEX_PER_NODE = False
+# The machine parameters that change the work (the level functions on the
+# virtual layout): the threads (cells, streams; the threads option overrides
+# cp1d.threads), the heavy vertices and the coarse index's stride (the
+# layout). Every other parameter only prices the work, except through the
+# bottom-up claim timing, which the projection evaluates again at every
+# pricing (module docstring, "Re-pricing"). Shared by cp1d-mpi.
+WORK_PARAMETERS = ("cp1d.threads", "cp1d.heavy_vertices", "cp1d.index_stride")
 
 # Work per adjacency entry grows with a reached vertex's degree; per vertex it
 # does not (headers: see LevelPricer.header_growth).
@@ -209,6 +232,32 @@ def _load_groups(load: np.ndarray, kappa: float) -> list:
     return [(float(g.mean()), len(g) / len(relative)) for g in groups]
 
 
+# ------------------------------------------------------------ the work
+@dataclass(frozen=True)
+class StreamLoad:
+    """What the pricing reads of a level's Streams: the edges of each sweep
+    vertex that has any (in vertex order), and the edges each virtual node
+    sends and receives. It does not depend on prices, so a work profile
+    keeps it (profile_cache.py) instead of the edges themselves."""
+
+    sweep_counts: np.ndarray
+    sent: np.ndarray
+    received: np.ndarray
+    channel: str
+
+
+def level_work(work: LevelWork, virtual: int) -> LevelWork:
+    """``work`` as the pricing reads it: its streams as StreamLoads, without
+    the parents (a projection does not build a tree)."""
+    def load(s) -> StreamLoad:
+        counts = np.bincount(s.sweep_vertex).astype(np.float64)
+        return StreamLoad(counts[counts > 0], np.bincount(s.sender, minlength=virtual).astype(np.float64),
+                          np.bincount(s.receiver, minlength=virtual).astype(np.float64), s.channel)
+
+    return replace(work, streams=[load(s) for s in work.streams], new_parents=np.zeros(0, dtype=np.int64),
+                   extra={})
+
+
 # ---------------------------------------------------------------- levels
 @dataclass
 class Target:
@@ -261,9 +310,10 @@ class _Messages:
 class LevelPricer:
     """Steps 2-4 for one level's work on the virtual layout."""
 
-    def __init__(self, target: Target, layout: Layout, growth: Growth, profile_vertices: int):
+    def __init__(self, target: Target, layout: Layout, growth: Growth, profile_vertices: int, work=None):
         self.target = target
         self.layout = layout
+        self.work = work if work is not None else WorkLog()  # the level functions' results (level_work)
         self.V = layout.N
         self.local_t = target.vertices / target.nodes  # vertices per target node
         # the target node's randomly accessed structures (pricing.py)
@@ -421,19 +471,31 @@ class LevelPricer:
         layout, options = self.layout, self.target.options
         frontier, seed = step.frontier, step.seed
         edge_growth = self.edge_growth(step)
+        V = layout.N
         if step.direction == TOP_DOWN:
-            work = top_down(layout, frontier, step.visited, options)
+            work = self.work.get((step.root, step.level, "top-down"),
+                                 lambda: level_work(top_down(layout, frontier, step.visited, options), V))
             priced = self.price(work, seed, edge_growth, len(frontier))
         else:
+            # Claim timing: the first pass sees no remote claim, whatever the
+            # prices (a work profile keeps it); the passes after it depend
+            # on the timing the prices give, and are evaluated every time.
             level = bottom_up(layout, frontier, step.visited, options)  # evaluated per claim timing
+            never = self.work.get((step.root, step.level, "bottom-up, no claim visible"),
+                                  lambda: level_work(level(NeverVisible(V)), V))
 
             def evaluate(timing: ClaimTiming):
-                work = level(self.claim_delay(timing))
+                work = level_work(level(self.claim_delay(timing)), V)
                 priced = self.price(work, seed, edge_growth, len(frontier))
                 return (work, priced), priced.timing
 
-            first = self.price(level(NeverVisible(layout.N)), seed, edge_growth, len(frontier)).timing
+            first = self.price(never, seed, edge_growth, len(frontier)).timing
             work, priced = self_consistent_claim_timing(evaluate, first)
+            if not np.array_equal(work.new_vertices, never.new_vertices):
+                # the levels after this one were worked from the first
+                # pass's claims; a timing that claimed others makes the
+                # cached work inapplicable (the runner computes it afresh)
+                self.work.diverged = True
         busiest, typical = priced.busiest, priced.typical
         flush = float(busiest.flush_s)
         record = self._record(
@@ -495,10 +557,8 @@ class LevelPricer:
         streams = (N - 1) * max(1.0, T / N)
         channels = []
         sent_cells, received_cells = np.zeros(V), np.zeros(V)
-        for s in work.streams:
-            counts = np.bincount(s.sweep_vertex).astype(np.float64)
-            sent = np.bincount(s.sender, minlength=V).astype(np.float64)
-            received = np.bincount(s.receiver, minlength=V).astype(np.float64)
+        for s in work.streams:  # StreamLoads (level_work)
+            counts, sent, received = s.sweep_counts, s.sent, s.received
             sent_cells += sent
             received_cells += received
             senders = spread = None
@@ -510,7 +570,7 @@ class LevelPricer:
                 senders = spread = max(N * -math.expm1(-answering / N), 1.0)
                 stream_count = N - 1
             channels.append(stream_traffic(
-                counts[counts > 0], edge_growth, per_node, N, stream_count, self.local_t, cp,
+                counts, edge_growth, per_node, N, stream_count, self.local_t, cp,
                 target.machine.network.packet_payload_bytes, target.options.compression,
                 seed=seed and work.direction == TOP_DOWN, senders=senders, spread=spread,
                 sender_load=sent, kappa=kappa, receiver_load=received))
@@ -555,15 +615,18 @@ class LevelPricer:
 
 
 def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm, profile_scale: int,
-            target_scale: int, edgefactor: int, progress=lambda message: None) -> list:
-    """Steps 1-4 for every search key: [(root, edges, time, records)]."""
+            target_scale: int, edgefactor: int, progress=lambda message: None, work=None) -> list:
+    """Steps 1-4 for every search key: [(root, edges, time, records)]; the
+    level functions' results are asked of ``work`` (a WorkLog)."""
     return project_with(LevelPricer, graph, keys, machine, topology, algorithm, profile_scale, target_scale,
-                        edgefactor, progress)
+                        edgefactor, progress, work)
 
 
 def project_with(pricer_class, graph: Graph, keys, machine: Machine, topology: Topology, algorithm,
-                 profile_scale: int, target_scale: int, edgefactor: int, progress=lambda message: None) -> list:
+                 profile_scale: int, target_scale: int, edgefactor: int, progress=lambda message: None,
+                 work=None) -> list:
     """``project`` with the levels priced by ``pricer_class`` (a LevelPricer)."""
+    work = work if work is not None else WorkLog()
     options = algorithm.options
     cp = machine.section("cp1d")
     threads = options.threads or cp.threads
@@ -574,12 +637,15 @@ def project_with(pricer_class, graph: Graph, keys, machine: Machine, topology: T
     if heavy_t:
         heavy_p = heavy_vertices_at_profile(graph.degree, growth, profile_scale, target_scale, edgefactor, heavy_t)
     virtual = virtual_nodes(topology.nodes, graph.num_vertices)
-    layout = Layout(graph, virtual, threads, heavy_p, cp.index_stride, share_limit=None)
+    # (price-independent, so a work log keeps it for as long as it keeps the graph)
+    layout = work.transient_get((id(graph), virtual, threads, heavy_p, cp.index_stride),
+                                lambda: (graph, Layout(graph, virtual, threads, heavy_p, cp.index_stride,
+                                                       share_limit=None)))[1]
     target = Target(machine, topology, topology.nodes, n_target, threads, heavy_t, options)
     progress(f"{len(keys)} roots on {virtual} virtual nodes, {heavy_p} heavy vertices at the profile scale "
              f"standing for the target's {heavy_t}")
 
-    pricer = pricer_class(target, layout, growth, graph.num_vertices)
+    pricer = pricer_class(target, layout, growth, graph.num_vertices, work)
 
     def one(root):
         walk = pricer.walk(int(root))

@@ -11,7 +11,8 @@ from ..base import Projection
 from . import project
 from .execute import CP2D
 
-CP2D.projection = Projection(project.project, profile_vertex_per_node=project.PROFILE_VERTEX_PER_NODE)
+CP2D.projection = Projection(project.project, profile_vertex_per_node=project.PROFILE_VERTEX_PER_NODE,
+                             work_parameters=project.WORK_PARAMETERS)
 
 ALGORITHMS = {
     "cp2d": CP2D("cp2d"),

@@ -77,8 +77,13 @@ from ...graph import Graph
 from ...machine.model import Machine
 from ...projection import (Growth, Moments, NodeLoad, busiest_node_overhead_s, extreme_z, grown_degrees, node_load,
                            poisson_ceil_mean)
+from ...projection.profile_cache import WorkLog
 from ...records import LevelRecord
 
+# No machine parameter changes the work (the profile's levels on the
+# target's grid, whose shape follows the node count): every one only prices
+# it (tests/test_repricing.py).
+WORK_PARAMETERS: tuple[str, ...] = ()
 # The profile needs no layout on the target's nodes (columns enter in closed form).
 PROFILE_VERTEX_PER_NODE = False
 
@@ -247,8 +252,10 @@ def exchange(target: Target, pattern: Pattern, cell_payload: float, cell_packets
                          wire_bytes=target.nodes * mean_wire)
 
 
-def project_root(target: Target, graph: Graph, root: int, growth: Growth) -> Walk:
-    """The projected walk of one root: its level records at the target."""
+def project_root(target: Target, graph: Graph, root: int, growth: Growth, work=None) -> Walk:
+    """The projected walk of one root: its level records at the target; its
+    levels' profiles are asked of ``work`` (a WorkLog)."""
+    work = work if work is not None else WorkLog()
     machine, N, R, C = target.machine, target.nodes, target.rows, target.cols
     cp = machine.section("cp1d")
     n_profile = graph.num_vertices
@@ -268,7 +275,8 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth) -> Wal
 
     def price(step: LevelStep):
         nonlocal multiplier
-        lv, new = profile_level(graph, degree, step, seen, C)
+        # price-independent: what a work profile keeps (``seen`` only serves profile_level)
+        lv, new = work.get((step.root, step.level), lambda: profile_level(graph, degree, step, seen, C))
         if step.seed:
             frontier = len(lv.frontier) * multiplier
             edges = multiplier * float(grown_degrees(growth, degree[lv.frontier]).sum())
@@ -362,14 +370,14 @@ def project_root(target: Target, graph: Graph, root: int, growth: Growth) -> Wal
 
 
 def project(graph: Graph, keys, machine: Machine, topology: Topology, algorithm, profile_scale: int,
-            target_scale: int, edgefactor: int, progress=lambda message: None) -> list:
+            target_scale: int, edgefactor: int, progress=lambda message: None, work=None) -> list:
     """Steps 1-4 for every search key: [(root, edges, time, records)]."""
     target = Target.of(machine, topology, 2 ** target_scale)
     growth = Growth.between(profile_scale, target_scale, edgefactor)
     progress(f"{len(keys)} roots, {target.rows} x {target.cols} grid")
 
     def one(root):
-        walk = project_root(target, graph, int(root), growth)
+        walk = project_root(target, graph, int(root), growth, work)
         progress(root_done(root))
         return int(root), walk.target_edges(graph, edgefactor, target.vertices), walk.time_s, walk.records
 

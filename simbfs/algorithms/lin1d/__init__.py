@@ -14,6 +14,7 @@ from ..base import Projection
 from . import machine_section, project  # noqa: F401  (machine_section registers lin1d:)
 from .execute import Lin1D
 
-Lin1D.projection = Projection(project.project, profile_vertex_per_node=project.PROFILE_VERTEX_PER_NODE)
+Lin1D.projection = Projection(project.project, profile_vertex_per_node=project.PROFILE_VERTEX_PER_NODE,
+                              work_parameters=project.WORK_PARAMETERS)
 
 ALGORITHMS = {"lin1d": Lin1D("lin1d")}

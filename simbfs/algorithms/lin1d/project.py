@@ -44,7 +44,7 @@ from __future__ import annotations
 from ..base import root_done
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -55,6 +55,7 @@ from ...errors import UserError
 from ...graph import Graph
 from ...machine.model import Machine
 from ...projection import Growth, grown_degrees, poisson_ceil_mean
+from ...projection.profile_cache import WorkLog
 from ...records import LevelRecord
 from ...projection.virtual import Spread, heavy_vertices_at_profile, virtual_nodes
 from ..search import LevelStep, Walk, walk_root
@@ -62,6 +63,10 @@ from . import pricing
 from . import work as lin
 
 PROFILE_VERTEX_PER_NODE = False
+# The machine parameters that change the work (the level functions on the
+# virtual layout, whose hubs stand for the target's): the hub counts. Every
+# other parameter only prices the work (tests/test_repricing.py).
+WORK_PARAMETERS = ("lin1d.hubs_top_down", "lin1d.hubs_bottom_up")
 # counters that count entries or pairs (they grow with a reached vertex's degree)
 EDGE_COUNTS = ("entries_read", "hub_bits", "hub_entries", "pairs_generated", "backward_in", "answers",
                "forward_in", "relayed_forward", "relayed_backward")
@@ -262,8 +267,9 @@ class TargetDirection:
 
 class Projector:
     def __init__(self, graph: Graph, machine: Machine, topology, options: lin.Lin1DOptions, profile_scale: int,
-                 target_scale: int, edgefactor: int):
+                 target_scale: int, edgefactor: int, work=None):
         self.graph = graph
+        self.work = work if work is not None else WorkLog()  # the level functions' results
         self.target = Target(machine, topology, 2 ** target_scale, options)
         section = self.target.section
         N = self.target.nodes
@@ -305,7 +311,13 @@ class Projector:
         edge_growth = self.edge_growth(step)
         options = lin.Lin1DOptions(relay=False, modules=target.options.modules,
                                    direction_optimising=target.options.direction_optimising)
-        work = (lin.top_down if direction == TOP_DOWN else lin.bottom_up)(layout, frontier, step.visited, options)
+
+        def level_work():  # price-independent: what a work profile keeps (its pairs are not priced here)
+            work = (lin.top_down if direction == TOP_DOWN else lin.bottom_up)(layout, frontier, step.visited,
+                                                                              options)
+            return replace(work, phases=[], new_parents=np.zeros(0, dtype=np.int64))
+
+        work = self.work.get((step.root, step.level, direction), level_work)
         kappa = self.V / N if seed else self.per_node_bulk
         spread = Spread(kappa, self.widening, 1.0 if seed else self.hub_growth, N)
         # The busiest target node is the virtual node whose modules take
@@ -376,9 +388,11 @@ class Projector:
 
 
 def project(graph: Graph, keys, machine: Machine, topology, algorithm, profile_scale: int, target_scale: int,
-            edgefactor: int, progress=lambda message: None) -> list:
-    """Steps 1-4 for every search key: [(root, edges, time, records)]."""
-    projector = Projector(graph, machine, topology, algorithm.options, profile_scale, target_scale, edgefactor)
+            edgefactor: int, progress=lambda message: None, work=None) -> list:
+    """Steps 1-4 for every search key: [(root, edges, time, records)]; the
+    level functions' results are asked of ``work`` (a WorkLog)."""
+    projector = Projector(graph, machine, topology, algorithm.options, profile_scale, target_scale, edgefactor,
+                          work)
     progress(f"{len(keys)} roots on {projector.V} virtual nodes; hubs per virtual node "
              f"{projector.per_virtual_hubs['top-down']} (top-down) and {projector.per_virtual_hubs['bottom-up']} "
              f"(bottom-up) standing for the target's {projector.hubs_t['top-down']} and "

@@ -16,6 +16,6 @@ from . import machine_section, project  # noqa: F401  (machine_section registers
 from .execute import Ueno2D
 
 Ueno2D.projection = Projection(project.project, profile_vertex_per_node=project.PROFILE_VERTEX_PER_NODE,
-                               shared_hosts=True)
+                               shared_hosts=True, work_parameters=project.WORK_PARAMETERS)
 
 ALGORITHMS = {"ueno2d": Ueno2D("ueno2d")}

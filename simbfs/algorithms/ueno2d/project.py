@@ -40,6 +40,7 @@ from __future__ import annotations
 from ..base import root_done
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -48,6 +49,7 @@ from ...engine.costs import allreduce_time, port_seconds, route_latency
 from ...graph import Graph
 from ...machine.model import Machine
 from ...projection import Growth, busiest_link_seconds
+from ...projection.profile_cache import WorkLog
 from ...projection.virtual import Spread, virtual_nodes
 from ...records import LevelRecord
 from ..bsp1d.work import gather_adjacency
@@ -58,6 +60,10 @@ from .pricing import Counts, Shape
 from .work import EXPAND_BITMAP, EXPAND_LIST, WORD_BITS
 
 PROFILE_VERTEX_PER_NODE = False
+# The machine parameters that change the work (the level function on the
+# virtual grid): the expand's switch to a bitmap (alpha) and the SIMD-VLQ
+# width. Every other parameter only prices the work (tests/test_repricing.py).
+WORK_PARAMETERS = ("ueno2d.alpha", "ueno2d.simd_width")
 
 
 def distinct_columns(k, columns: int):
@@ -81,8 +87,9 @@ def list_bytes(vertices: float, block: float) -> float:
 
 class Projector:
     def __init__(self, graph: Graph, machine: Machine, topology, options: ueno.Ueno2DOptions, processes: int,
-                 profile_scale: int, target_scale: int, edgefactor: int):
+                 profile_scale: int, target_scale: int, edgefactor: int, work=None):
         self.graph = graph
+        self.work = work if work is not None else WorkLog()  # the level function's results
         self.topology = topology
         self.machine = machine
         self.options = options
@@ -185,8 +192,13 @@ class Projector:
         LevelRecord, the mean and busiest process's Counts and the busiest
         one's LevelPrice)."""
         frontier = step.frontier
-        work = ueno.level(self.layout, frontier, step.visited, self.section.alpha, self.section.simd_width,
-                          "bitmap" if self.options.expand == "bitmap" else "auto")
+
+        def level_work():  # price-independent: what a work profile keeps
+            work = ueno.level(self.layout, frontier, step.visited, self.section.alpha, self.section.simd_width,
+                              "bitmap" if self.options.expand == "bitmap" else "auto")
+            return replace(work, new_parents=np.zeros(0, dtype=np.int64))
+
+        work = self.work.get((step.root, step.level), level_work)
         mean, busiest = self.counts(frontier, step.visited, work)
         machine = self.machine
         shape = Shape(n=self.n, R=self.R, C=self.C)
@@ -214,11 +226,12 @@ class Projector:
 
 
 def project(graph: Graph, keys, machine: Machine, topology, algorithm, profile_scale: int, target_scale: int,
-            edgefactor: int, progress=lambda message: None, *, processes: int) -> list:
+            edgefactor: int, progress=lambda message: None, *, processes: int, work=None) -> list:
     """Steps 1-4 for every search key: [(root, edges, time, records)] on
-    ``processes`` processes (the topology joins their hosts)."""
+    ``processes`` processes (the topology joins their hosts); the level
+    function's results are asked of ``work`` (a WorkLog)."""
     projector = Projector(graph, machine, topology, algorithm.options, processes, profile_scale, target_scale,
-                          edgefactor)
+                          edgefactor, work)
     progress(f"{len(keys)} roots on a virtual {projector.layout.R} x {projector.layout.C} grid standing for the "
              f"target's {projector.R} x {projector.C}")
     out = []
