@@ -6,7 +6,7 @@ Ports and links move 1 byte/ns, a hop takes 100 ns, a packet carries up to
 
 import numpy as np
 
-from simbfs.engine.traffic import PairTraffic
+from simbfs.engine.traffic import AllToAll, PairTraffic
 import pytest
 import simpy
 
@@ -175,3 +175,42 @@ def test_given_packet_counts_pad_every_packet():
     assert float(m.wire_bytes(30)) == 32 + 24
     with pytest.raises(ValueError, match="packet_payload"):
         m.wire_bytes(2500, 2)
+
+
+@pytest.mark.parametrize("shape, oversubscription", [([4, 2, 2], None), (None, 2.0)])
+def test_an_all_to_all_is_priced_as_its_listed_pairs(shape, oversubscription):
+    """An AllToAll's closed forms (the topology's uniform link load, its
+    diameter) give the loads its N (N - 1) listed pairs give."""
+    if shape:
+        machine = tiny_machine(**{"network.topology": "torus", "network.shape": shape})
+    else:
+        machine = tiny_machine(**{"network.topology": "fat_tree",
+                                  "network.supernode_size": {"value": 4, "source": "test"},
+                                  "network.oversubscription": {"value": oversubscription, "source": "test"}})
+    env, net = network(machine, 16)
+    every = AllToAll(16, 1500.0)
+    closed, listed = net.traffic_loads(every), net.traffic_loads(every.pairs())
+    for name, value in vars(listed).items():
+        assert np.allclose(getattr(closed, name), value, rtol=1e-12, atol=0), name
+
+
+@pytest.mark.parametrize("machine, nodes", [("bluegene_q", 65536), ("sunway_taihulight", 40768)])
+def test_pricing_an_exchange_at_the_papers_node_counts_holds_no_n_by_n_array(machine, nodes):
+    """At 65,536 nodes one float per pair of nodes is 32 GiB: an exchange's
+    pricing must follow its pairs (engine/traffic.py). A thousand pairs on
+    the papers' machines stay within a few bytes per node of memory."""
+    import tracemalloc
+
+    from simbfs.machine import load_machine
+    model = load_machine(machine)
+    env, net = network(model, nodes)
+    rng = np.random.default_rng(1)
+    keys = np.unique(rng.integers(0, nodes * nodes, 1000))
+    traffic = PairTraffic.from_keys(nodes, keys, np.full(len(keys), 4096.0))
+    net.traffic_loads(traffic)  # (the topology's tables, once)
+    tracemalloc.start()
+    loads = net.traffic_loads(PairTraffic.from_keys(nodes, keys, np.full(len(keys), 4096.0)))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert loads.payload_bytes == pytest.approx(4096.0 * np.count_nonzero(keys // nodes != keys % nodes))
+    assert peak < 1024 * nodes  # linear; N x N floats would be 8 N bytes per node (512 KiB at 65,536)

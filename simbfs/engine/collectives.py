@@ -38,7 +38,7 @@ from ..machine.model import CollectiveModel
 from .costs import ExchangeCost, allgather_time, allreduce_time, barrier_time, reduce_scatter_time
 from .messaging import MessagingLayer
 from .network import Network
-from .traffic import PairTraffic
+from .traffic import AllToAll, PairTraffic
 from .recorder import NULL_RECORDER
 
 
@@ -157,8 +157,8 @@ class Collectives:
                   after: float = 0.0, messaging: MessagingLayer | None = None, work: str | None = None,
                   level: int | None = None) -> simpy.Event:
         """Bulk exchange. ``deliver()`` is called once, when the last rank
-        arrives; it returns (traffic, packets, value): a PairTraffic
-        (engine/traffic.py) and None, or for small machines a dense payload
+        arrives; it returns (traffic, packets, value): a PairTraffic or an
+        AllToAll (engine/traffic.py) and None, or for small machines a dense payload
         bytes matrix and its packets matrix or None; value is handed to
         every rank (the delivered messages).
         ``messaging``: who pays which software overhead (default: per
@@ -166,9 +166,13 @@ class Collectives:
 
         def finish(_):
             payload, packets, value = deliver()
-            traffic = PairTraffic.of(payload, packets)
+            traffic = payload if isinstance(payload, AllToAll) else PairTraffic.of(payload, packets)
             cost = self.network.exchange_cost(traffic, messaging=messaging)
-            return value, cost.time_s, cost, (traffic.sent_by() if self.recorder.enabled else None)
+            sent = None
+            if self.recorder.enabled:
+                sent = (np.full(traffic.nodes, (traffic.nodes - 1) * traffic.pair_bytes)
+                        if isinstance(traffic, AllToAll) else traffic.sent_by())
+            return value, cost.time_s, cost, sent
 
         return self._join("alltoallv", rank, None, finish, after=after, work=work, level=level)
 

@@ -30,7 +30,7 @@ from ..machine.model import MessagingModel, NetworkModel
 from .costs import NO_EXCHANGE, ExchangeCost, exchange_cost, link_seconds, port_seconds, route_latency
 from .messaging import DirectPackets, MessagingLayer
 from .topology import Topology
-from .traffic import PairTraffic
+from .traffic import AllToAll, PairTraffic
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ class Network:
     def traffic_loads(self, traffic, packets: np.ndarray | None = None) -> "TrafficLoads":
         """Per-node and per-link loads of an exchange: ``traffic`` is a
         :class:`~simbfs.engine.traffic.PairTraffic` (the pairs that talk),
-        or a dense N x N matrix of payload bytes with ``packets`` (default:
+        an :class:`~simbfs.engine.traffic.AllToAll`, or a dense N x N matrix of payload bytes with ``packets`` (default:
         as few as fit) for small callers. A node's messages to itself never
         enter the network. With several processes per host, the pairs are
         processes' and the result too, each process reporting its host's
@@ -136,6 +136,10 @@ class Network:
         remembered, so that a code which exchanges the same traffic many
         times (cp1d-mpi's counts) prices it once; the remembered loads are
         read-only too."""
+        if isinstance(traffic, AllToAll):
+            if self.per_host == 1 and packets is None:
+                return self._all_to_all_loads(traffic)
+            traffic = traffic.pairs()
         traffic = PairTraffic.of(traffic, packets)
         key = id(traffic) if traffic.frozen else None
         kept = self._remembered.get(key)
@@ -153,6 +157,27 @@ class Network:
                 del self._remembered[next(iter(self._remembered))]
             self._remembered[key] = (traffic, loads)  # held, so that its id stays its own
         return loads
+
+    def _all_to_all_loads(self, traffic: AllToAll) -> "TrafficLoads":
+        """traffic_loads of an AllToAll with one process per host: every
+        node's port carries N - 1 messages, the busiest link the topology's
+        uniform closed form, the longest route its diameter; the same sums
+        as the N (N - 1) pairs give, without listing them."""
+        model, n = self.model, traffic.nodes
+        if n < 2 or traffic.pair_bytes == 0:
+            zero = np.zeros(n)
+            return TrafficLoads(zero, zero, 0.0, 0.0, zero, zero, zero, zero, 0.0, 0.0)
+        peers = n - 1
+        counts = float(model.packets(np.float64(traffic.pair_bytes)))
+        wire = float(model.wire_bytes(np.float64(traffic.pair_bytes), counts))
+        port = np.full(n, port_seconds(peers * wire, model))
+        link = link_seconds(self.topology.uniform_max_link_load(wire), model) if self.topology.num_links else 0.0
+        diameter = int(np.flatnonzero(self.topology.hop_distribution())[-1])
+        return TrafficLoads(
+            inject_s=port, eject_s=port.copy(), link_s=float(link), latency_s=route_latency(diameter, model),
+            packets_out=np.full(n, peers * counts), packets_in=np.full(n, peers * counts),
+            messages_out=np.full(n, float(peers)), messages_in=np.full(n, float(peers)),
+            payload_bytes=float(n * peers * traffic.pair_bytes), wire_bytes=float(n * peers * wire))
 
     def _pair_traffic_loads(self, traffic: PairTraffic) -> "TrafficLoads":
         """traffic_loads with one process per host: pair by pair, on the

@@ -11,7 +11,10 @@ order as they would over the matrix), each with its payload bytes and,
 optionally, its packets.
 
 Small callers and tests may still hand the network a dense N x N matrix:
-:meth:`PairTraffic.of` turns it into pairs.
+:meth:`PairTraffic.of` turns it into pairs. An exchange in which every
+node sends the same bytes to every other (cp1d-mpi's counts) is an
+:class:`AllToAll`, which the network prices from the topology's closed
+forms: its N (N - 1) pairs are never listed.
 """
 
 from __future__ import annotations
@@ -94,3 +97,19 @@ class PairTraffic:
         dense = np.zeros(self.nodes * self.nodes)
         dense[self.keys] = self.payload
         return dense.reshape(self.nodes, self.nodes)
+
+
+@dataclass(frozen=True)
+class AllToAll:
+    """Every node sends ``pair_bytes`` to every other node, each in as few
+    packets as fit. Its loads are closed forms (Network.traffic_loads); the
+    same exchange as the PairTraffic of all N (N - 1) pairs, which
+    :meth:`pairs` lists for the cases that need them."""
+
+    nodes: int
+    pair_bytes: float
+
+    def pairs(self) -> PairTraffic:
+        keys = np.arange(self.nodes * self.nodes, dtype=np.int64)
+        keys = keys[keys % (self.nodes + 1) != 0]  # all but a node's own
+        return PairTraffic.from_keys(self.nodes, keys, np.full(len(keys), float(self.pair_bytes)))

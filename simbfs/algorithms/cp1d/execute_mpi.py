@@ -40,7 +40,7 @@ import numpy as np
 from ...bfs.direction import TOP_DOWN
 from ...engine import NULL_RECORDER, Simulation
 from ...engine.messaging import MPIMessages
-from ...engine.traffic import PairTraffic
+from ...engine.traffic import AllToAll
 from ...graph import Graph
 from ...records import RootRun
 from .claim_timing import NeverVisible
@@ -98,11 +98,8 @@ class MpiSearch(Cp1dSearch):
         super().__init__(algorithm, sim, graph, root, recorder)
         self._plan = None
         self._comm = 0.0
-        # every counting exchange sends 8 B to every other node: one frozen
-        # traffic, which the network prices once (traffic_loads)
-        pairs = np.arange(self.N * self.N)
-        others = pairs[pairs % (self.N + 1) != 0]  # all but a node's own
-        self._counts = PairTraffic.from_keys(self.N, others, np.full(len(others), 8.0)).freeze()
+        # every counting exchange sends 8 B to every other node
+        self._counts = AllToAll(self.N, 8.0)
 
     def plan_level(self) -> MpiLevel:
         """The current level's work, its passes priced on every node, and
