@@ -77,3 +77,17 @@ def test_the_header_traffic_closed_form_matches_the_layouts_lines(scale):
     counted = 128 * new_line.sum() / len(records)
     assert counted == pytest.approx(header_line_bytes(scale, T, 128, 8, 8), rel=0.08)
     assert 8 < counted < 128  # more than the header, less than a line each
+
+
+@pytest.mark.parametrize("batch", [7, 1000, 1 << 23])
+def test_thread_blocks_in_batches_count_each_vertexs_distinct_blocks(batch, monkeypatch):
+    """A vertex's headers are the thread blocks (v * T // n) its neighbours
+    fall in, counted by definition on a scale-10 graph; taking the rows in
+    batches of any size gives the same counts."""
+    from simbfs.algorithms.cp1d import layout as cp1d_layout
+    from simbfs.graph import generate_graph
+    graph = generate_graph(GraphSpec("kronecker", 10, seed=3))
+    monkeypatch.setattr(cp1d_layout, "ENTRY_BATCH", batch)
+    n, T = graph.num_vertices, 16
+    expected = [len({int(v) * T // n for v in graph.indices[graph.indptr[u]:graph.indptr[u + 1]]}) for u in range(n)]
+    assert cp1d_layout.thread_blocks(graph, T).tolist() == expected

@@ -234,6 +234,7 @@ def self_consistent_claim_timing(evaluate, first: ClaimTiming, tolerance: float 
     gap_a = b.mean_sweep_s - first.mean_sweep_s
     if _timings_agree(first, b, tolerance) or passes <= 1:
         return result_a
+    del result_a  # (a level's work: let it go before the next pass)
     result, c = evaluate(b)
     gap_b = c.mean_sweep_s - b.mean_sweep_s
     if _timings_agree(b, c, tolerance) or gap_a >= 0 or gap_b <= 0:
@@ -243,6 +244,7 @@ def self_consistent_claim_timing(evaluate, first: ClaimTiming, tolerance: float 
     for _ in range(passes - 2):
         share = low[0] - low[1] * (high[0] - low[0]) / (high[1] - low[1])
         assumed = b.toward(first, share)
+        result = None  # (the last pass's work: let it go before this one)
         result, given = evaluate(assumed)
         gap = given.mean_sweep_s - assumed.mean_sweep_s
         if _timings_agree(assumed, given, tolerance):

@@ -226,11 +226,7 @@ class SpiSearch(Cp1dSearch):
         if self.direction == TOP_DOWN:
             return self.price(top_down(self.layout, self.frontier, self.visited, opts))
         level = bottom_up(self.layout, self.frontier, self.visited, opts)
-        # The first pass, with no remote claim visible, sends every probe the
-        # level can send, and so every answer: its pairs hold every later
-        # pass's, and the claim timings' per-pair rates are kept on them.
-        first_pass = self.price(level(NeverVisible(self.N)), per_stream=True)
-        pairs = first_pass.traffic.pairs.keys
+        pairs, first = self.first_pass(level)
 
         def evaluate(timing: ClaimTiming):
             priced = self.price(level(ClaimDelay(self.sim, pairs, timing.sweep_s, timing.probe_rate,
@@ -239,7 +235,17 @@ class SpiSearch(Cp1dSearch):
                                 per_stream=True)
             return priced, self.claim_timing(priced, pairs)
 
-        return self_consistent_claim_timing(evaluate, self.claim_timing(first_pass, pairs))
+        return self_consistent_claim_timing(evaluate, first)
+
+    def first_pass(self, level) -> tuple[np.ndarray, ClaimTiming]:
+        """A bottom-up level's first pass, with no remote claim visible: it
+        sends every probe the level can send, and so every answer, so its
+        pairs (keys sender * N + receiver) hold every later pass's, and the
+        claim timings' per-pair rates are kept on them. Returns those pairs
+        and the pass's timing (its work and traffic are let go)."""
+        priced = self.price(level(NeverVisible(self.N)), per_stream=True)
+        pairs = priced.traffic.pairs.keys
+        return pairs, self.claim_timing(priced, pairs)
 
     def node_program(self, rank: int):
         """One node: per level, its busy time (threads, ports, links and

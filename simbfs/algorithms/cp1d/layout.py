@@ -30,6 +30,33 @@ from ...graph import Graph
 HEAVY_SHARE_LIMIT = 1024  # at most one heavy vertex per this many vertices
 
 
+# Adjacency entries whose thread blocks are found at once: bounds the
+# temporaries of a large graph (a slice id and a flag per entry) to a few
+# tens of MB instead of 5 bytes per entry of the whole graph.
+ENTRY_BATCH = 1 << 23
+
+
+def thread_blocks(graph: Graph, threads: int) -> np.ndarray:
+    """Per vertex, the thread blocks its adjacency has entries in (its
+    neighbours are sorted, so a block is a run of entries), rows taken in
+    batches of about ENTRY_BATCH entries."""
+    n, indptr, indices = graph.num_vertices, graph.indptr, graph.indices
+    blocks = np.zeros(n, dtype=np.int64)
+    bounds = np.unique(np.append(np.searchsorted(indptr, np.arange(0, indptr[-1], ENTRY_BATCH), side="right") - 1, n))
+    for first, last in zip(bounds[:-1], bounds[1:]):
+        begin, end = int(indptr[first]), int(indptr[last])
+        if begin == end:
+            continue
+        slices = scaled_floor(indices[begin:end], threads, n)
+        change = np.ones(end - begin, dtype=bool)
+        change[1:] = slices[1:] != slices[:-1]
+        rows = np.flatnonzero(np.diff(indptr[first:last + 1]) > 0) + first
+        row_starts = indptr[rows] - begin
+        change[row_starts] = True
+        blocks[rows] = np.add.reduceat(change, row_starts)
+    return blocks
+
+
 class Layout(BlockLayout):
     """What does not change between roots: owners, thread slices, heavy set,
     per-node structure sizes."""
@@ -53,13 +80,7 @@ class Layout(BlockLayout):
         self.heavy_count = heavy_count
         self.index_stride = index_stride
         # Headers: one per (vertex, thread block it has entries in).
-        slices = scaled_floor(graph.indices, threads, n)
-        change = np.ones(len(slices), dtype=bool)
-        change[1:] = slices[1:] != slices[:-1]
-        row_starts = graph.indptr[:-1][self.degree > 0]
-        change[row_starts] = True
-        self.blocks_of = np.zeros(n, dtype=np.int64)
-        self.blocks_of[self.degree > 0] = np.add.reduceat(change, row_starts) if len(row_starts) else 0
+        self.blocks_of = thread_blocks(graph, threads)
         light = ~self.heavy
         self.light_entries_per_node = self.per_node(np.flatnonzero(light), self.degree[light])
         self.headers_per_node = self.per_node(np.flatnonzero(light), self.blocks_of[light])

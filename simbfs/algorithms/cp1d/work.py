@@ -96,6 +96,15 @@ class Streams:
     sweep_vertex: np.ndarray  # the vertex whose order the sending thread follows
     channel: str  # "forward" or "backward"
 
+    def __post_init__(self):
+        # Ids of nodes, threads and vertices below 2^31 (every graph this
+        # computer holds) as 32-bit: a level's streams are its largest
+        # arrays, one entry per edge it sends.
+        for name in ("sender", "thread", "receiver", "sweep_vertex"):
+            values = getattr(self, name)
+            if values.dtype.itemsize > 4 and (not len(values) or int(values.max()) < 2**31):
+                setattr(self, name, values.astype(np.int32))
+
 
 @dataclass
 class LevelWork:
