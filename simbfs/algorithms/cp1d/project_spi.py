@@ -418,7 +418,7 @@ class LevelPricer:
         # are longer than the mean's, so their packets are fuller
         out_wire = float(net.wire_bytes(*messages.out_busiest)) if messages.packets else 0.0
         in_wire = float(net.wire_bytes(*messages.in_busiest)) if messages.packets else 0.0
-        link = busiest_link_seconds(target.topology, net, wire * N, out_wire, in_wire)
+        link = busiest_link_seconds(target.topology, net, wire * N, out_wire, in_wire, messages.packets * N)
         latency = 0.0
         if wire:
             talking = N * (N - 1) * -math.expm1(-messages.edges / pair)  # pairs that talk: the longest route
