@@ -12,13 +12,12 @@ the real name; an unreadable or mismatching one is simply regenerated.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
+from simbfs.cache_entry import publish
 from simbfs.graph.csr import Graph, build_csr
 from simbfs.graph.edgelist import EdgeList
 from simbfs.graph.kronecker import kronecker_edges
@@ -50,32 +49,16 @@ def generate_graph(spec: GraphSpec) -> Graph:
 
 
 def _save(graph: Graph, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(temporary, 0o777 & ~umask)  # mkdtemp makes it private; a shared cache must not be
-    try:
-        arrays = {"src": graph.edges.src, "dst": graph.edges.dst, "indptr": graph.indptr,
-                  "indices": graph.indices, "endpoint_count": graph.endpoint_count}
+    arrays = {"src": graph.edges.src, "dst": graph.edges.dst, "indptr": graph.indptr,
+              "indices": graph.indices, "endpoint_count": graph.endpoint_count}
+
+    def write(directory: Path) -> None:
         for name, array in arrays.items():
-            np.save(temporary / f"{name}.npy", array, allow_pickle=False)
+            np.save(directory / f"{name}.npy", array, allow_pickle=False)
         # Written last: a directory with a key file is complete.
-        (temporary / _KEY_FILE).write_text(f"{graph.spec.cache_key()}\n{graph.num_vertices}\n")
-        if path.exists():
-            if _load(graph.spec, path) is not None:  # a concurrent run finished first
-                shutil.rmtree(temporary, ignore_errors=True)
-                return
-            shutil.rmtree(path, ignore_errors=True)  # a stale or corrupt entry
-        try:
-            os.replace(temporary, path)
-        except OSError:
-            if _load(graph.spec, path) is None:
-                raise
-            shutil.rmtree(temporary, ignore_errors=True)  # a concurrent run won the race
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        raise
+        (directory / _KEY_FILE).write_text(f"{graph.spec.cache_key()}\n{graph.num_vertices}\n")
+
+    publish(path, write, lambda entry: _load(graph.spec, entry) is not None)
 
 
 def _load(spec: GraphSpec, path: Path) -> Graph | None:

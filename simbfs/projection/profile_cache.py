@@ -36,15 +36,14 @@ import dataclasses
 import hashlib
 import importlib
 import json
-import os
-import shutil
-import tempfile
 import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
+
+from ..cache_entry import publish
 
 FORMAT = 1  # of a stored work profile; a new layout of the files bumps it
 DIRECTORY = "work-profiles"
@@ -289,29 +288,13 @@ class _FileLock:
 def _write(path: Path, key: str, log: WorkLog) -> None:
     arrays: list = []
     tree = _encode(log.items, arrays)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(temporary, 0o777 & ~umask)  # mkdtemp makes it private; a shared cache must not be
-    try:
-        np.savez(temporary / _ARRAYS, **{f"a{i}": array for i, array in enumerate(arrays)})
-        (temporary / _TREE).write_text(json.dumps(tree, separators=(",", ":")))
-        (temporary / _KEY).write_text(f"{key}\n")  # written last: a directory with a key file is complete
-        if path.exists():
-            if _read(path, key) is not None:  # a concurrent run finished first
-                shutil.rmtree(temporary, ignore_errors=True)
-                return
-            shutil.rmtree(path, ignore_errors=True)  # a stale or corrupt entry
-        try:
-            os.replace(temporary, path)
-        except OSError:
-            if _read(path, key) is None:
-                raise
-            shutil.rmtree(temporary, ignore_errors=True)  # a concurrent run won the race
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        raise
+
+    def write(directory: Path) -> None:
+        np.savez(directory / _ARRAYS, **{f"a{i}": array for i, array in enumerate(arrays)})
+        (directory / _TREE).write_text(json.dumps(tree, separators=(",", ":")))
+        (directory / _KEY).write_text(f"{key}\n")  # written last: a directory with a key file is complete
+
+    publish(path, write, lambda entry: _read(entry, key) is not None)
 
 
 def _read(path: Path, key: str) -> WorkLog | None:
