@@ -50,9 +50,12 @@ def _projectable():
 
 
 CASES = _projectable()
-# bluegene_q_calibrated is bluegene_q with one value changed: its cases run with --runslow
-PARAMS = [pytest.param(*case, marks=[pytest.mark.slow] if case[1].endswith("_calibrated") else [],
-                       id=f"{case[0]}-{case[1]}") for case in CASES]
+# bluegene_q_calibrated is bluegene_q with one value changed, and cp1d-mpi
+# and cp2d take 17 s each (the suite's 10 minutes): their cases run with
+# --runslow; cp1d-spi, the one whose work the prices feed back into, runs always
+SLOW = ("cp1d-mpi", "cp2d")
+PARAMS = [pytest.param(*case, marks=[pytest.mark.slow] if case[1].endswith("_calibrated") or case[0] in SLOW
+                       else [], id=f"{case[0]}-{case[1]}") for case in CASES]
 
 
 def _perturbed(machine_name: str, key: str, value, algorithm, nodes: int) -> str | None:
