@@ -118,23 +118,6 @@ def test_exchange_cost_finds_the_hot_torus_link():
     assert cost.latency_s == pytest.approx(2 * 100e-9)
 
 
-def test_a_frozen_traffic_is_priced_once_and_any_other_every_time():
-    net, payload = everyone_to_node_0_on_a_5_ring()  # links into node 0 carry 2 x 1024 B
-    fresh = net.traffic_loads(payload)
-    frozen = PairTraffic.from_matrix(payload).freeze()
-    first, again = net.traffic_loads(frozen), net.traffic_loads(frozen)
-    assert again is first and first.link_s == fresh.link_s == pytest.approx(2 * 1024e-9)
-    assert np.array_equal(first.inject_s, fresh.inject_s)
-    with pytest.raises(ValueError):  # the remembered loads cannot be changed under a later caller
-        first.inject_s[0] = 0.0
-    same_contents = PairTraffic.from_matrix(payload).freeze()
-    assert net.traffic_loads(same_contents) is not first  # another traffic, even of the same contents
-    loose = PairTraffic.from_matrix(payload)
-    assert net.traffic_loads(loose) is not net.traffic_loads(loose)
-    loose.payload[0] = 3000.0  # a traffic that is not frozen may change: priced again (3 packets: 3000 + 3 x 24 B)
-    assert net.traffic_loads(loose).link_s == pytest.approx((3072 + 1024) * 1e-9)
-
-
 @pytest.mark.parametrize("given_packets", [False, True])
 @pytest.mark.parametrize("per_host", [1, 2])
 def test_pairs_are_priced_as_the_dense_matrix_of_the_same_traffic(given_packets, per_host):

@@ -168,11 +168,7 @@ class Collectives:
             payload, packets, value = deliver()
             traffic = payload if isinstance(payload, AllToAll) else PairTraffic.of(payload, packets)
             cost = self.network.exchange_cost(traffic, messaging=messaging)
-            sent = None
-            if self.recorder.enabled:
-                sent = (np.full(traffic.nodes, (traffic.nodes - 1) * traffic.pair_bytes)
-                        if isinstance(traffic, AllToAll) else traffic.sent_by())
-            return value, cost.time_s, cost, sent
+            return value, cost.time_s, cost, (traffic.sent_by() if self.recorder.enabled else None)
 
         return self._join("alltoallv", rank, None, finish, after=after, work=work, level=level)
 

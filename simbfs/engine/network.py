@@ -64,7 +64,6 @@ class Network:
         self._inject_free = [0.0] * n
         self._eject_free = [0.0] * n
         self._link_free = [0.0] * topology.num_links
-        self._remembered: dict = {}  # id -> (frozen PairTraffic, its traffic_loads)
 
     # ------------------------------------------------------------ one message
     def send(self, src: int, dst: int, payload_bytes: float) -> simpy.Event:
@@ -130,33 +129,15 @@ class Network:
         as few as fit) for small callers. A node's messages to itself never
         enter the network. With several processes per host, the pairs are
         processes' and the result too, each process reporting its host's
-        port times.
-
-        The loads of a frozen PairTraffic (PairTraffic.freeze) are
-        remembered, so that a code which exchanges the same traffic many
-        times (cp1d-mpi's counts) prices it once; the remembered loads are
-        read-only too."""
+        port times."""
         if isinstance(traffic, AllToAll):
             if self.per_host == 1 and packets is None:
                 return self._all_to_all_loads(traffic)
             traffic = traffic.pairs()
         traffic = PairTraffic.of(traffic, packets)
-        key = id(traffic) if traffic.frozen else None
-        kept = self._remembered.get(key)
-        if kept is not None and kept[0] is traffic:
-            return kept[1]
         if self.per_host > 1:
-            loads = self._host_traffic_loads(traffic)
-        else:
-            loads = self._pair_traffic_loads(traffic)
-        if key is not None:
-            for part in vars(loads).values():
-                if isinstance(part, np.ndarray):
-                    part.setflags(write=False)
-            if key not in self._remembered and len(self._remembered) >= 4:
-                del self._remembered[next(iter(self._remembered))]
-            self._remembered[key] = (traffic, loads)  # held, so that its id stays its own
-        return loads
+            return self._host_traffic_loads(traffic)
+        return self._pair_traffic_loads(traffic)
 
     def _all_to_all_loads(self, traffic: AllToAll) -> "TrafficLoads":
         """traffic_loads of an AllToAll with one process per host: every

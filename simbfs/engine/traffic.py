@@ -79,25 +79,6 @@ class PairTraffic:
         """Payload bytes each node sends (its messages to itself included)."""
         return np.bincount(self.senders, weights=self.payload, minlength=self.nodes)
 
-    def freeze(self) -> "PairTraffic":
-        """Make the arrays read-only (the network then remembers its loads,
-        Network.traffic_loads) and return the traffic."""
-        for part in (self.senders, self.receivers, self.payload, self.packets):
-            if part is not None:
-                part.setflags(write=False)
-        return self
-
-    @property
-    def frozen(self) -> bool:
-        return all(part is None or not part.flags.writeable
-                   for part in (self.senders, self.receivers, self.payload, self.packets))
-
-    def to_matrix(self) -> np.ndarray:
-        """The dense N x N payload matrix (tests and small machines only)."""
-        dense = np.zeros(self.nodes * self.nodes)
-        dense[self.keys] = self.payload
-        return dense.reshape(self.nodes, self.nodes)
-
 
 @dataclass(frozen=True)
 class AllToAll:
@@ -108,6 +89,10 @@ class AllToAll:
 
     nodes: int
     pair_bytes: float
+
+    def sent_by(self) -> np.ndarray:
+        """Payload bytes each node sends."""
+        return np.full(self.nodes, (self.nodes - 1) * float(self.pair_bytes))
 
     def pairs(self) -> PairTraffic:
         keys = np.arange(self.nodes * self.nodes, dtype=np.int64)
