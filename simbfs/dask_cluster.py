@@ -18,7 +18,11 @@ this computer and yields a Client on them. Compared with a bare
 - **Silent shutdown.** When the block is left by an exception (Ctrl-C, a
   failure), Dask's loggers are muted before the cluster is closed, so
   cancelling running tasks prints nothing: the caller reports the one line
-  that matters.
+  that matters. The worker processes log only at CRITICAL: while the
+  cluster closes, a worker whose heartbeat finds the scheduler already gone
+  logs an ERROR with a traceback from its own process, where this one's
+  muting cannot reach. Nothing is lost: a task's failure reaches the
+  caller as its exception, and a dead worker as ``KilledWorker``.
 - **No dashboard, no port warning.** Dask's scheduler always starts an
   HTTP server, even with ``dashboard_address=None``, and then tries port
   8787 and warns ("Port 8787 is already in use") when something else holds
@@ -64,8 +68,13 @@ def _sigint_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def _ignore_sigint() -> None:
-    """Run on each worker: ignore SIGINT for good, whatever later unblocks it."""
+def _quiet_worker() -> None:
+    """Run on each worker: ignore SIGINT for good, whatever later unblocks
+    it, and log nothing below CRITICAL, for the worker's whole life: Dask's
+    own ``silence_logs`` sets its handlers' levels only until the worker
+    begins to close, which is when the heartbeat errors come."""
+    for name in _LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -97,9 +106,9 @@ def local_client(workers: int):
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address=None,
                                    scheduler_kwargs={"dashboard": False, "dashboard_address": HTTP_ADDRESS},
-                                   silence_logs=logging.ERROR)
+                                   silence_logs=logging.CRITICAL)
             client = Client(cluster)
-            client.run(_ignore_sigint)
+            client.run(_quiet_worker)
         # a Ctrl-C pressed while the cluster started is raised by now, in this try
         yield client
     except BaseException:
