@@ -202,6 +202,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="also draw the middle root's per-level time split and the TEPS of every root (PNG)")
     run.add_argument("--no-validate", dest="validate", action="store_false",
                      help="skip Graph500 validation of the BFS trees (the output says so)")
+    run.add_argument("--uncertainty", type=_positive_int, metavar="N",
+                     help="also run N samples of the machine's uncertain parameters (ranges by the rule of "
+                          "docs/reference/machine-files.md) and report the median and 90%% interval of the TEPS "
+                          "and of each level's time, and the parameters that drive them (a tornado with --plot)")
+    run.add_argument("--sample-seed", type=_non_negative_int, default=1, metavar="X",
+                     help="--uncertainty: seed of the Latin hypercube of samples (default 1)")
+    run.add_argument("--jobs", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+                     help="--uncertainty: samples run at once on a local Dask cluster (default: the cores)")
+    run.add_argument("--scheduler", metavar="ADDRESS",
+                     help="--uncertainty: run the samples on the Dask cluster at ADDRESS instead")
     run.add_argument("--quiet", action="store_true", help="no progress messages on stderr")
 
     calibrate = sub.add_parser(
@@ -377,7 +387,17 @@ def _cmd_run(args) -> int:
     # a bar with an ETA over the roots on a terminal; plain lines otherwise
     bar = (lambda total, unit: _progress(total, 0, unit, args.quiet)) if sys.stderr.isatty() and not args.quiet \
         else None
-    doc = run(config, progress, bar=bar)
+    if args.uncertainty is not None:
+        from . import uncertainty
+
+        if recorder is not None:
+            raise UserError("--trace records one run; drop it, or --uncertainty, which runs many")
+        doc = uncertainty.run(config, args.uncertainty, seed=args.sample_seed, jobs=args.jobs,
+                              scheduler=args.scheduler, progress=progress, bar=bar)
+    elif args.scheduler is not None or args.sample_seed != 1:
+        raise UserError("--sample-seed and --scheduler apply to --uncertainty N; add it, or drop them")
+    else:
+        doc = run(config, progress, bar=bar)
     status = 1 if doc["validated"] and not doc["all_valid"] else 0
     # Files first: a closed stdout (`| head`) must not cost the user the
     # results. Every file is written to a temporary name before any is

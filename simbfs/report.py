@@ -109,7 +109,45 @@ def format_run(doc: dict) -> str:
     lines.append(format_levels(levels_of(doc, root)))
     lines.append("  compute: mean over nodes; busiest: the busiest node; messages: network packets (Cell: queue puts);")
     lines.append("  time = compute + comm + sync (waiting for the slowest node)")
+    if doc.get("uncertainty"):
+        lines.append("")
+        lines.extend(format_uncertainty(doc["uncertainty"]))
     return "\n".join(lines)
+
+
+UNCERTAINTY_TOP = 8  # parameters listed by the text report (the JSON has all)
+
+
+def format_uncertainty(section: dict) -> list[str]:
+    """The text report's lines for an ``uncertainty`` section (simbfs/uncertainty.py)."""
+    varied = sum(1 for r in section["ranges"] if r["distribution"] in ("uniform", "log-uniform"))
+    lines = [f"Uncertainty: {section['samples']} samples of {varied} parameters' ranges ({section['rule']}), "
+             f"{section['design']}, seed {section['seed']}"]
+    if section["failed"]:
+        lines.append(f"  {len(section['failed'])} samples failed, first: {section['failed'][0]['error']}")
+    teps = section.get("teps_harmonic_mean")
+    if not teps:
+        lines.append("  too few samples finished for an interval")
+        return lines
+    lines.append(f"  harmonic-mean TEPS: median {_teps(teps['median'])}, 90% interval {_teps(teps['p5'])} .. "
+                 f"{_teps(teps['p95'])} (95th/5th percentile {teps['ratio_p95_p5']:.3g})")
+    lines.append(f"  what drives it (share of the variance of log TEPS; the shares sum to {teps['explained']:.2f}; "
+                 f"a parameter with no effect shows {teps['noise_index']:.2f} by chance at {section['samples']} "
+                 f"samples):")
+    for item in teps["parameters"][:UNCERTAINTY_TOP]:
+        lines.append(f"    {item['key']:<40} {item['index']:6.3f}   TEPS {_teps(item['at_low'])} .. "
+                     f"{_teps(item['at_high'])} over its range")
+    for claim in section.get("paper_claims", ()):
+        where = "inside" if claim["inside"] else "OUTSIDE"
+        lines.append(f"  paper {claim['claim']}: {_teps(claim['paper_teps'])} ({claim['statistic']}), {where} the "
+                     f"90% interval {_teps(claim['p5'])} .. {_teps(claim['p95'])} of the samples' {claim['statistic']}")
+    held = [r for r in section["ranges"] if r["basis"].startswith("held")]
+    for r in held:
+        lines.append(f"  held {r['key']}: {r['basis'][len('held: '):]}")
+    lines.append("  per level (median and 90% interval of its time, mean over roots): " + "; ".join(
+        f"{lv['level']}: {_time(lv['median_s'])} [{_time(lv['p5_s'])}, {_time(lv['p95_s'])}]"
+        for lv in section["levels"]))
+    return lines
 
 
 def format_paper_comparison(match: dict, overridden: bool, projected: bool) -> str:

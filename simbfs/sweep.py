@@ -280,42 +280,53 @@ class SweepStore:
 def compute(points: list[Point], store: SweepStore, jobs: int = 1, scheduler: str | None = None,
             on_stored: Callable[[Point, dict], None] = lambda point, result: None) -> int:
     """Run the points not yet finished (never run, or failed before); store
-    each as it finishes; return how many were computed. ``jobs`` worker processes on a local Dask cluster,
-    or the cluster at ``scheduler``; one job and no scheduler runs here, in
-    turn."""
+    each as it finishes; return how many were computed (see
+    :func:`run_configs`)."""
     pending = [point for point in points if not store.done(point)]
-    if not pending:
-        return 0
+
+    def stored(index: int, result: dict) -> None:
+        store.store(pending[index], result)
+        on_stored(pending[index], result)
+
+    run_configs([point.config for point in pending], stored, jobs=jobs, scheduler=scheduler,
+                names=[f"simbfs-{point.key}" for point in pending])
+    return len(pending)
+
+
+def run_configs(configs: list[RunConfig], on_result: Callable[[int, dict], None], jobs: int = 1,
+                scheduler: str | None = None, names: list[str] | None = None) -> None:
+    """:func:`run_point` of every config, ``on_result(index, result)`` as
+    each finishes (in any order): on ``jobs`` worker processes of a local
+    Dask cluster, or on the cluster at ``scheduler``; one job and no
+    scheduler runs them here, in turn. A sweep's points and an uncertainty
+    run's samples both run here."""
+    if not configs:
+        return
     if jobs <= 1 and scheduler is None:
-        for point in pending:
-            result = run_point(point.config)
-            store.store(point, result)
-            on_stored(point, result)
-        return len(pending)
+        for index, config in enumerate(configs):
+            on_result(index, run_point(config))
+        return
     from dask.distributed import Client, as_completed
 
     from .dask_cluster import local_client
 
     if scheduler is None:
-        connection = local_client(min(jobs, len(pending)))
+        connection = local_client(min(jobs, len(configs)))
     else:
         try:
             connection = Client(scheduler, timeout=SCHEDULER_TIMEOUT)  # closed when the block ends
         except OSError as exc:
             raise UserError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     with connection as client:
-        by_future = {client.submit(run_point, point.config, key=f"simbfs-{point.key}", pure=False): point
-                     for point in pending}
+        by_future = {client.submit(run_point, config, pure=False,
+                                   **({"key": names[index]} if names else {})): index
+                     for index, config in enumerate(configs)}
         try:
             for future in as_completed(by_future):
-                point = by_future[future]
-                result = future.result()
-                store.store(point, result)
-                on_stored(point, result)
+                on_result(by_future[future], future.result())
         except BaseException:
             client.cancel(list(by_future))
             raise
-    return len(pending)
 
 
 def _level_split(document: dict) -> dict:

@@ -224,16 +224,21 @@ def build_machine(raw: dict, origin: str = "<machine>") -> Machine:
     problems = _Problems(origin)
     values: dict[str, object] = {}
     sources: dict[str, str] = {}
-    _check_section(raw, S.machine_schema(), "", values, sources, problems)
+    ranges: dict[str, dict] = {}
+    _check_section(raw, S.machine_schema(), "", values, sources, problems, ranges)
     problems.note_overrides(sources)
     problems.raise_if_any()
     _cross_checks(values, problems)
     problems.note_overrides(sources)
     problems.raise_if_any()
-    return _construct(values, sources, origin)
+    _check_followed_ranges(ranges, values, problems)
+    problems.raise_if_any()
+    return _construct(values, sources, origin, ranges)
 
 
-def _check_section(data, section: S.Section, prefix: str, values, sources, problems: _Problems) -> None:
+def _check_section(data, section: S.Section, prefix: str, values, sources, problems: _Problems,
+                   ranges: dict | None = None) -> None:
+    ranges = {} if ranges is None else ranges
     where = prefix.rstrip(".") or "top level"
     if not isinstance(data, dict):
         problems.add(where, f"must be a mapping with keys {', '.join(section.fields)}")
@@ -253,9 +258,10 @@ def _check_section(data, section: S.Section, prefix: str, values, sources, probl
         item = data[key]
         if isinstance(spec, S.Section):
             values[path] = True
-            _check_section(item, spec, path + ".", values, sources, problems)
+            _check_section(item, spec, path + ".", values, sources, problems, ranges)
         elif isinstance(spec, S.Param):
             _check_param(item, spec, path, values, sources, problems)
+            _check_range(item, spec.kind, path, values, ranges, problems)
         elif isinstance(spec, S.Choice):
             if item not in spec.choices:
                 problems.add(path, f"{item!r} is not one of {', '.join(spec.choices)}")
@@ -282,6 +288,7 @@ def _check_section(data, section: S.Section, prefix: str, values, sources, probl
             _check_shape_table(item, path, values, sources, problems)
         elif isinstance(spec, S.Curve):
             _check_curve(item, spec, path, values, sources, problems)
+            _check_range(item, None, path, values, ranges, problems)
         elif isinstance(spec, S.NonEffects):
             _check_non_effects(item, path, values, problems)
 
@@ -336,10 +343,10 @@ def _check_param(item, spec: S.Param, path, values, sources, problems) -> None:
         first_example = example(spec.kind).split(", ")[0]
         problems.add(path, f"write it as {{value: {first_example}, source: \"...\"}}")
         return
-    extra = set(item) - {"value", "source", "note"}
+    extra = set(item) - {"value", "source", "note", "range"}
     if extra:
         problems.add(path, f"unknown key(s) {', '.join(sorted(extra))}; "
-                           "a parameter has value, source and an optional note")
+                           "a parameter has value, source and an optional note and range")
     if "value" not in item:
         problems.add(path, f"missing value, e.g. value: {example(spec.kind)}")
         return
@@ -364,6 +371,65 @@ def _check_param(item, spec: S.Param, path, values, sources, problems) -> None:
             return
         number = int(number)
     values[path] = number
+
+
+RANGE_FORMS = ("range: {low: ..., high: ..., reason: \"...\"}, range: {fixed: true, reason: \"...\"} or "
+               "range: {follows: other.key, reason: \"...\"}")
+
+
+def _check_range(item, kind: str | None, path: str, values: dict, ranges: dict, problems) -> None:
+    """A parameter's stated uncertainty range (docs/reference/machine-files.md,
+    "Uncertainty ranges"), where its source gives one other than the rule's:
+    ``{low, high, reason}`` (in the parameter's units, around its value),
+    ``{fixed: true, reason}`` or ``{follows: KEY, reason}`` (moves with
+    another parameter, in proportion). Kept in ``ranges`` by path."""
+    if not isinstance(item, dict) or "range" not in item:
+        return
+    stated = item["range"]
+    if not isinstance(stated, dict) or not isinstance(stated.get("reason"), str) or not stated["reason"].strip():
+        problems.add(f"{path}.range", f"write it as {RANGE_FORMS}; the reason is required")
+        return
+    forms = [form for form in (("low", "high"), ("fixed",), ("follows",)) if set(form) <= stated.keys()]
+    if len(forms) != 1 or set(stated) - {*forms[0], "reason"}:
+        problems.add(f"{path}.range", f"give exactly one of low and high, fixed or follows: {RANGE_FORMS}")
+        return
+    reason = stated["reason"].strip()
+    if forms[0] == ("fixed",):
+        if stated["fixed"] is not True:
+            problems.add(f"{path}.range.fixed", "must be true (or leave range out to follow the rule)")
+            return
+        ranges[path] = {"fixed": True, "reason": reason}
+    elif forms[0] == ("follows",):
+        ranges[path] = {"follows": str(stated["follows"]), "reason": reason}
+    else:
+        if kind is None:
+            problems.add(f"{path}.range", "a curve's range is a factor: write it as {fixed: true, reason} or "
+                                          "leave it to the rule")
+            return
+        try:
+            low, high = (parse_quantity(stated[end], kind) for end in ("low", "high"))
+        except UnitError as exc:
+            problems.add(f"{path}.range", str(exc))
+            return
+        value = values.get(path)
+        if value is not None and not 0 < low <= value <= high:
+            problems.add(f"{path}.range", f"must hold the value: 0 < low <= value <= high, got low {stated['low']!r}, "
+                                          f"value {item.get('value')!r}, high {stated['high']!r}")
+            return
+        ranges[path] = {"low": low, "high": high, "reason": reason}
+
+
+def _check_followed_ranges(ranges: dict, values: dict, problems) -> None:
+    """A ``follows`` names another parameter of the file that is not itself a follower."""
+    for path, stated in ranges.items():
+        followed = stated.get("follows")
+        if followed is None:
+            continue
+        if followed == path or not isinstance(values.get(followed), (int, float)) or isinstance(values[followed], bool):
+            problems.add(f"{path}.range.follows", f"{followed!r} is not another numeric parameter of this machine")
+        elif "follows" in ranges.get(followed, {}):
+            problems.add(f"{path}.range.follows", f"{followed} follows {ranges[followed]['follows']} itself; name "
+                                                  f"that one")
 
 
 def _check_shape_table(item, path, values, sources, problems) -> None:
@@ -470,7 +536,7 @@ def _check_topology(values: dict, problems: _Problems) -> None:
         TOPOLOGIES[chosen].check(_topology_params(values), problems.add)
 
 
-def _construct(v: dict, sources: dict, origin: str) -> Machine:
+def _construct(v: dict, sources: dict, origin: str, ranges: dict | None = None) -> Machine:
     compute = ComputeCosts(
         edge_scan_cycles=v["node.compute.edge_scan"],
         bitmap_probe_cycles=v["node.compute.bitmap_probe"],
@@ -527,6 +593,7 @@ def _construct(v: dict, sources: dict, origin: str) -> Machine:
         messaging=messaging,
         collectives=collectives,
         sources=sources,
+        ranges=ranges or {},
         origin=origin,
         sections=sections,
         values={path: value for path, value in v.items()

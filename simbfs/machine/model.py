@@ -227,9 +227,12 @@ class Machine:
     calibrated_on: str | None = None
     # parameter key -> {algorithm: why that algorithm's time does not depend on it here}
     non_effects: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # parameter key -> its stated uncertainty range, where the file gives one
+    # ({low, high, reason}, {fixed, reason} or {follows, reason}; simbfs/uncertainty.py)
+    ranges: Mapping[str, Mapping] = field(default_factory=dict)
 
     def __post_init__(self):
-        for name in ("sources", "sections", "values"):
+        for name in ("sources", "sections", "values", "ranges"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
         object.__setattr__(self, "non_effects", MappingProxyType(
             {key: MappingProxyType(dict(reasons)) for key, reasons in self.non_effects.items()}))
