@@ -262,6 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--scheduler", metavar="ADDRESS",
                        help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786) "
                             "instead of on this computer")
+    sweep.add_argument("--uncertainty", type=_positive_int, metavar="N",
+                       help="also run N samples of the machine's uncertain parameters at every point (as run "
+                            "--uncertainty) and add each point's 90%% interval to the table and the plot")
+    sweep.add_argument("--sample-seed", type=_non_negative_int, default=1, metavar="X",
+                       help="--uncertainty: seed of the Latin hypercube of samples (default 1)")
     sweep.add_argument("--no-validate", dest="validate", action="store_false",
                        help="skip Graph500 validation of the BFS trees")
     sweep.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -432,7 +437,12 @@ def _cmd_sweep(args) -> int:
 
     # the grid, every point and --out, checked before anything is created
     grid = sweep.parse_grid(args.grid, args.file)
-    points = sweep.expand(_run_config(args, validate=args.validate), grid)
+    if args.uncertainty is None and args.sample_seed != 1:
+        raise UserError("--sample-seed applies to --uncertainty N; add it, or drop --sample-seed")
+    samples = None if args.uncertainty is None else (args.uncertainty, args.sample_seed)
+    if samples is not None and args.uncertainty < 2:
+        raise UserError(f"--uncertainty {args.uncertainty}: give at least 2 samples (64 is a good start)")
+    points = sweep.expand(_run_config(args, validate=args.validate), grid, samples)
     store = sweep.SweepStore(args.out)
     store.check()
     with store:  # DIR is created and locked: a second sweep into it is refused
@@ -452,7 +462,8 @@ def _sweep_points(args, sweep, grid, points, store) -> int:
         progress(label + ("" if result["status"] == "ok" else f": {result['error']}"))
 
     try:
-        computed = sweep.compute(points, store, jobs=args.jobs, scheduler=args.scheduler, on_stored=stored)
+        computed = sweep.compute(points, store, jobs=args.jobs, scheduler=args.scheduler, on_stored=stored,
+                                 uncertainty=None if args.uncertainty is None else (args.uncertainty, args.sample_seed))
     finally:
         table = sweep.finish(points, grid, store)
         progress(None)

@@ -149,22 +149,24 @@ def _machine_problem(exc: UserError, where: str) -> UserError:
     return UserError(f"{where}: {text}")
 
 
-def config_key(config: RunConfig) -> str:
+def config_key(config: RunConfig, uncertainty: tuple[int, int] | None = None) -> str:
     """The key a point's result is stored under: a hash of its run options,
     its machine's parameters as resolved (so a changed machine file gives a
-    new key) and the simbfs version."""
+    new key), the simbfs version, and (samples, seed) of its interval if it
+    has one."""
     from .machine import load_machine
     from .report import machine_parameters
 
     machine = load_machine(config.machine, config.overrides)  # a bad parameter: a UserError now
     options = {f.name: getattr(config, f.name) for f in fields(config)
                if f.name not in ("recorder", "cache_dir", "reuse_work")}
-    identity = {"options": options, "machine": machine_parameters(machine), "simbfs": __version__}
+    identity = {"options": options, "machine": machine_parameters(machine), "simbfs": __version__,
+                **({"uncertainty": list(uncertainty)} if uncertainty else {})}
     text = json.dumps(identity, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-def expand(base: RunConfig, grid: dict[str, list[str]]) -> list[Point]:
+def expand(base: RunConfig, grid: dict[str, list[str]], uncertainty: tuple[int, int] | None = None) -> list[Point]:
     """Every point of the grid (the product of its values, the last key
     varying fastest), each checked before anything runs or is created: the
     common options, then each value of the grid on its own (so an error
@@ -187,7 +189,7 @@ def expand(base: RunConfig, grid: dict[str, list[str]]) -> list[Point]:
         for key, text in values:
             config = _apply(config, key, text)
         try:
-            key = config_key(config)
+            key = config_key(config, uncertainty)
         except UserError as exc:
             raise _machine_problem(exc, "--grid point " + ", ".join(f"{k}={v}" for k, v in values)) from None
         points.append(Point(values=values, config=config, key=key))
@@ -278,11 +280,16 @@ class SweepStore:
 
 
 def compute(points: list[Point], store: SweepStore, jobs: int = 1, scheduler: str | None = None,
-            on_stored: Callable[[Point, dict], None] = lambda point, result: None) -> int:
+            on_stored: Callable[[Point, dict], None] = lambda point, result: None,
+            uncertainty: tuple[int, int] | None = None) -> int:
     """Run the points not yet finished (never run, or failed before); store
     each as it finishes; return how many were computed (see
-    :func:`run_configs`)."""
+    :func:`run_configs`). With ``uncertainty`` (samples, seed), each point
+    is its run and its samples (simbfs/uncertainty.py), all on the same
+    workers, and is stored once the last of them finishes."""
     pending = [point for point in points if not store.done(point)]
+    if uncertainty is not None:
+        return _compute_with_samples(pending, store, jobs, scheduler, on_stored, *uncertainty)
 
     def stored(index: int, result: dict) -> None:
         store.store(pending[index], result)
@@ -290,6 +297,32 @@ def compute(points: list[Point], store: SweepStore, jobs: int = 1, scheduler: st
 
     run_configs([point.config for point in pending], stored, jobs=jobs, scheduler=scheduler,
                 names=[f"simbfs-{point.key}" for point in pending])
+    return len(pending)
+
+
+def _compute_with_samples(pending: list[Point], store: SweepStore, jobs: int, scheduler: str | None,
+                          on_stored: Callable[[Point, dict], None], count: int, seed: int) -> int:
+    from . import uncertainty
+
+    plans = [uncertainty.plan(point.config, count, seed) for point in pending]
+    runs = [(p, None) for p in range(len(pending))] + [(p, i) for p in range(len(pending)) for i in range(count)]
+    configs = [pending[p].config if i is None else plans[p].samples[i] for p, i in runs]
+    results: list[dict] = [{} for _ in pending]  # point -> {None: its run, i: sample i}
+
+    def finished(index: int, result: dict) -> None:
+        point, sample = runs[index]
+        results[point][sample] = result
+        if len(results[point]) < count + 1:
+            return
+        own = results[point].pop(None)
+        if own["status"] == "ok":
+            own = {"status": "ok", "document": plans[point].attach(own["document"],
+                                                                  [results[point][i] for i in range(count)])}
+        results[point] = {}
+        store.store(pending[point], own)
+        on_stored(pending[point], own)
+
+    run_configs(configs, finished, jobs=jobs, scheduler=scheduler)
     return len(pending)
 
 
@@ -354,6 +387,7 @@ def rows(points: list[Point], store: SweepStore) -> list[dict]:
                         **{f"{name}_teps": teps[name] for name in ("harmonic_mean", "min", "q1", "median", "q3",
                                                                   "max")},
                         **{f"{part}_s": value for part, value in _level_split(doc).items()},
+                        **_interval_columns(doc),
                         "wall_time_s": doc.get("wall_time_s", ""), "error": ""}
             # a swept run option keeps its column as given (nodes=64 is the grid's "64")
             row.update({name: value for name, value in fields_of_doc.items() if name not in row})
@@ -362,6 +396,16 @@ def rows(points: list[Point], store: SweepStore) -> list[dict]:
         row["key"] = point.key
         out.append(row)
     return out
+
+
+def _interval_columns(doc: dict) -> dict:
+    """A point's interval (simbfs sweep --uncertainty): the samples'
+    median and 5-95% range of the harmonic-mean TEPS."""
+    interval = (doc.get("uncertainty") or {}).get("teps_harmonic_mean")
+    if not interval:
+        return {}
+    return {"harmonic_mean_teps_p5": interval["p5"], "harmonic_mean_teps_samples_median": interval["median"],
+            "harmonic_mean_teps_p95": interval["p95"]}
 
 
 def results_csv(table: list[dict]) -> str:
@@ -392,10 +436,14 @@ def plot(table: list[dict], grid: dict[str, list[str]], path: Path) -> None:
             if row["status"] != "ok":
                 continue
             label = ", ".join(f"{k}={row[k]}" for k in others) or "teps"
-            lines.setdefault(label, []).append((grid[key].index(row[key]), row["harmonic_mean_teps"] / 1e9))
+            lines.setdefault(label, []).append((grid[key].index(row[key]), row["harmonic_mean_teps"] / 1e9,
+                                                row.get("harmonic_mean_teps_p5"), row.get("harmonic_mean_teps_p95")))
         for label, xy in lines.items():
             xy.sort()
-            ax.plot([x for x, _ in xy], [y for _, y in xy], marker="o", label=label)
+            (line,) = ax.plot([x for x, *_ in xy], [y for _, y, *_ in xy], marker="o", label=label)
+            if all(low is not None for *_, low, _high in xy):  # each point's 90% interval (--uncertainty)
+                ax.fill_between([x for x, *_ in xy], [low / 1e9 for *_, low, _high in xy],
+                                [high / 1e9 for *_, high in xy], color=line.get_color(), alpha=0.15)
         ax.set_xticks(range(len(grid[key])), grid[key], rotation=20, fontsize=8)
         ax.set_xlabel(key)
         ax.set_ylabel("GTEPS (harmonic mean)")

@@ -254,18 +254,35 @@ def summarise(values: np.ndarray, ranges: list[ParameterRange], samples: np.ndar
     return result
 
 
-def run(config, count: int, seed: int = 1, jobs: int = 1, scheduler: str | None = None,
-        progress: Callable[[str], None] = lambda message: None, bar=None) -> dict:
-    """The nominal run's document, with an ``uncertainty`` section from
-    ``count`` samples of the machine's ranges (module docstring)."""
-    from . import sweep
+@dataclass(frozen=True)
+class Plan:
+    """The samples of one run: its ranges, the design's rows, and one
+    configuration per row (the run's, with the row's ``--set`` values,
+    unvalidated)."""
+
+    config: object
+    machine: object
+    ranges: list
+    rows: np.ndarray
+    seed: int
+    samples: list
+
+    def attach(self, nominal: dict, results: list) -> dict:
+        """The nominal run's document with the ``uncertainty`` section of
+        the samples' ``results`` (sweep.run_point's, in the samples' order)."""
+        nominal["uncertainty"] = _section(nominal, results, self.ranges, self.rows, self.seed, self.machine)
+        return nominal
+
+
+def plan(config, count: int, seed: int = 1) -> Plan:
+    """``count`` samples of ``config``'s machine's ranges (module
+    docstring); a projection's work parameters held. Checked before
+    anything runs."""
     from .algorithms import get_algorithm
+    from .errors import UserError
     from .machine import load_machine
-    from .runner import run as run_once
 
     if count < 2:
-        from .errors import UserError
-
         raise UserError(f"--uncertainty {count}: give at least 2 samples (64 is a good start)")
     machine = load_machine(config.machine, config.overrides)
     algorithm = get_algorithm(config.algorithm or machine.algorithm)
@@ -280,10 +297,24 @@ def run(config, count: int, seed: int = 1, jobs: int = 1, scheduler: str | None 
     ranges = parameter_ranges(machine, held)
     varied = [r for r in ranges if r.varies]
     rows = design(count, len(varied), seed)
-    configs = [replace(config, overrides=[*config.overrides, *sample_overrides(ranges, row, machine)],
+    samples = [replace(config, overrides=[*config.overrides, *sample_overrides(ranges, row, machine)],
                        validate=False) for row in rows]
+    return Plan(config=config, machine=machine, ranges=ranges, rows=rows, seed=seed, samples=samples)
+
+
+def run(config, count: int, seed: int = 1, jobs: int = 1, scheduler: str | None = None,
+        progress: Callable[[str], None] = lambda message: None, bar=None) -> dict:
+    """The nominal run's document, with an ``uncertainty`` section from
+    ``count`` samples of the machine's ranges (module docstring), run on
+    the sweep's machinery (sweep.run_configs)."""
+    from . import sweep
+    from .runner import run as run_once
+
+    samples = plan(config, count, seed)
+    projected = config.mode == "project"
     nominal = run_once(replace(config, reuse_work=projected), progress)
-    progress(f"{count} samples of {len(varied)} uncertain parameters "
+    varied = sum(r.varies for r in samples.ranges)
+    progress(f"{count} samples of {varied} uncertain parameters "
              f"({'re-pricing the work profile' if projected else 'each executed'})")
     results: list = [None] * count
     advance = bar(count, "samples") if bar is not None else None
@@ -295,11 +326,10 @@ def run(config, count: int, seed: int = 1, jobs: int = 1, scheduler: str | None 
         else:
             progress(f"sample {sum(r is not None for r in results)}/{count}")
 
-    sweep.run_configs(configs, done, jobs=jobs, scheduler=scheduler)
+    sweep.run_configs(samples.samples, done, jobs=jobs, scheduler=scheduler)
     if advance is not None:
         advance(None)
-    nominal["uncertainty"] = _section(nominal, results, ranges, rows, seed, machine)
-    return nominal
+    return samples.attach(nominal, results)
 
 
 def _section(nominal: dict, results: list, ranges: list[ParameterRange], rows: np.ndarray, seed: int,

@@ -199,3 +199,27 @@ def test_the_interval_on_a_machine_whose_answer_is_closed_form(tmp_path):
     assert clock["key"] == "node.clock" and clock["index"] == pytest.approx(1.0, abs=1e-9)
     assert clock["at_low"] == pytest.approx(t0 / 2, rel=tolerance)
     assert clock["at_high"] == pytest.approx(2 * t0, rel=tolerance)
+
+
+def test_a_sweep_with_uncertainty_gives_each_point_its_interval(tmp_path, capsys):
+    """Each point is its run and its samples; the table gains the
+    interval's columns, and a point run without samples is not taken for
+    one with them (another key)."""
+    import csv
+
+    from simbfs import sweep
+
+    command = ["sweep", "tsubame2", "--nodes", "16", "--scale", "10", "--roots", "1", "--no-validate",
+               "--grid", "network.hop_latency=100 ns,1 us", "--jobs", "1", "--quiet"]
+    assert main([*command, "--out", str(tmp_path / "plain")]) == 0
+    assert main([*command, "--uncertainty", "3", "--out", str(tmp_path / "u")]) == 0
+    with open(tmp_path / "u" / sweep.RESULTS) as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 2
+    for row in rows:
+        low, high = float(row["harmonic_mean_teps_p5"]), float(row["harmonic_mean_teps_p95"])
+        assert 0 < low <= float(row["harmonic_mean_teps_samples_median"]) <= high
+    with open(tmp_path / "plain" / sweep.RESULTS) as handle:
+        plain = list(csv.DictReader(handle))
+    assert {row["key"] for row in plain}.isdisjoint(row["key"] for row in rows)
+    assert [row["harmonic_mean_teps"] for row in plain] == [row["harmonic_mean_teps"] for row in rows]
