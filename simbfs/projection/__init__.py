@@ -20,6 +20,7 @@ its executed run; this package holds what they have in common:
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -193,6 +194,14 @@ _COUNTS = np.arange(len(_LOG_FACTORIAL), dtype=np.float64)
 
 def poisson_ceil_mean(rate: float, unit: float) -> float:
     """E[ceil(X / unit)] for X ~ Poisson(rate) edges and ``unit`` edges per packet."""
+    return _poisson_ceil_mean(float(rate), float(unit))
+
+
+# A pure function of two numbers, asked again with the same ones by every
+# re-pricing of the same work (a calibration's projections, a sweep's
+# points): its values are kept, a bounded number of them.
+@functools.lru_cache(maxsize=1 << 16)
+def _poisson_ceil_mean(rate: float, unit: float) -> float:
     if rate <= 0:
         return 0.0
     if rate > POISSON_EXACT_MAX:

@@ -158,6 +158,12 @@ class TargetClaimDelay:
                                      for value in (self._trip, self._probe_fill, self._answer_fill))
         return self._pair_table
 
+    def uniform_parts(self) -> tuple:
+        """(trip, probe fill, answer fill): the same for every pair, which is
+        what lets a projection evaluate a level from its segment table
+        (work.BottomUpLevel.counted)."""
+        return self._trip, self._probe_fill, self._answer_fill
+
     def __call__(self, prober, owner, t):
         return probe_claim_delay_s(self.sweep_time[prober], self.sweep_time[owner], t, self._probe_fill,
                                    self._answer_fill, self._trip)

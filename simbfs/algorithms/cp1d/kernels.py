@@ -411,3 +411,210 @@ def stream_bytes(sender, thread, receiver, vertex, N, T, by_receiver, compressio
         last[key] = v
         entries[key] += 1.0
     return True, keys[:pairs], payload[:pairs], packets[:pairs], edges[:pairs], total_packets
+
+
+# ------------------------------------------------- the level's segment table
+# A projection evaluates a bottom-up level under several claim timings that
+# each give every node one sweep time and every (prober, owner) pair the
+# same claim-delay parts (claim_timing.TargetClaimDelay), and reads of each
+# evaluation only its counts, never its streams' order or its parents
+# (project_spi.level_work). For those, what bottom_up_walk finds splits in
+# two: what no timing changes, found once per level (segment_table), and a
+# short list of the segments that a timing decides (table_walk).
+#
+# Take prober v, its segments' sweep positions p, L the smallest position
+# of a segment with a local hit and R the smallest of one with a remote hit
+# before its stop (inf: none). A segment is read iff p * S <= E, E the
+# earliest claim time over v's segments (bottom_up_walk's docstring), and
+# every claim is at or after its segment's time, so E lies between
+# min(L, R) * S and L * S:
+#   * p <= min(L, R): read whatever the timing ("fixed");
+#   * p > L: never read, p * S > L * S for a sweep time S that is a normal
+#     number (work.TABLE_SWEEP_MIN): distinct positions of a node's
+#     vertices differ by at least 1 / span, far more than a rounding;
+#   * R < p <= L: read iff p * S <= E ("open"). Only these, and the
+#     segments with a remote hit at p <= L (the "candidates": the others
+#     claim after L * S), are kept, for the probers with R < L ("open
+#     probers"). E is computed with bottom_up_walk's formula and
+#     operations, so the same floats are compared.
+# v is claimed iff it has a hit at all (its first hit in time is read).
+# A segment is kept as its thread (its position follows: _sweep_position),
+# its first slot and the entries it reads: some 7 bytes.
+
+
+@compiled(inline="always")
+def _count_segment(indices, first, stop, node, thread, heavy, in_frontier, n, N, T, owner_shift, slice_mask,
+                   counts):
+    """Add what reading the entries [first, stop) of a segment of ``node``
+    on ``thread`` costs to ``counts`` (bottom_up_walk's six rows); returns
+    its (probes, answers)."""
+    sweep_cell = node * T + thread
+    node_thread = _mod(node, T, slice_mask)
+    counts[0, sweep_cell] += stop - first
+    probes = 0
+    answers = 0
+    for slot in range(first, stop):
+        u = indices[slot]
+        owner = _scaled(u, N, n, owner_shift)
+        if owner != node and not _bit(heavy, u):
+            counts[2, sweep_cell] += 1
+            counts[3, owner * T + node_thread] += 1
+            probes += 1
+            if _bit(in_frontier, u):
+                counts[4, owner * T + node_thread] += 1
+                counts[5, node * T + _mod(owner, T, slice_mask)] += 1
+                answers += 1
+        else:
+            counts[1, sweep_cell] += 1
+    return probes, answers
+
+
+@compiled(nogil=True)
+def segment_table(indptr, indices, probers, first_index, heavy, in_frontier, n, N, T, owner_shift, slice_shift,
+                  member_base, member_span):
+    """The timing-free part of a bottom-up level (the comment above), for
+    ``probers``, a run of the probers starting at index ``first_index``
+    among them (arguments as bottom_up_walk's).
+
+    Returns (counts of the fixed segments, as bottom_up_walk's; per prober
+    its fixed probes, its fixed answers, and whether it is claimed; per
+    open prober: its index among the probers, the thread of its first
+    local hit in time (-1: none), its number of candidates and of open
+    segments; per candidate: its thread and its first remote hit's owner;
+    per open segment: its thread, first slot and entries read), each
+    prober's in time order (the order its threads reach them)."""
+    slice_mask = T - 1 if T & (T - 1) == 0 else -1
+    start = np.empty(T + 1, dtype=np.int64)
+    thread = np.empty(T, dtype=np.int64)
+    stop = np.empty(T, dtype=np.int64)
+    position = np.empty(T, dtype=np.float64)
+    local = np.empty(T, dtype=np.bool_)
+    remote = np.empty(T, dtype=np.int64)
+    counts = np.zeros((6, N * T), dtype=np.int64)
+    probes = np.zeros(len(probers), dtype=np.int64)
+    answers = np.zeros(len(probers), dtype=np.int64)
+    claimed = np.zeros(len(probers), dtype=np.bool_)
+    room = 16
+    open_index = np.empty(room, dtype=np.int64)
+    open_local = np.empty(room, dtype=np.int64)
+    open_candidates = np.empty(room, dtype=np.int64)
+    open_segments = np.empty(room, dtype=np.int64)
+    candidate_thread = np.empty(room, dtype=np.int64)
+    candidate_owner = np.empty(room, dtype=np.int64)
+    segment_thread = np.empty(room, dtype=np.int64)
+    segment_start = np.empty(room, dtype=np.int64)
+    segment_read = np.empty(room, dtype=np.int64)
+    opened = 0
+    c = 0
+    s = 0
+    for i in range(len(probers)):
+        v = probers[i]
+        node = _scaled(v, N, n, owner_shift)
+        count = _slices(indptr, indices, v, n, T, slice_shift, start, thread)
+        first_local = np.inf
+        first_remote = np.inf
+        local_thread = -1
+        for k in range(count):
+            position[k] = _sweep_position(first_index + i, node, thread[k], member_base, member_span, T)
+            stop[k], local[k], remote[k] = _scan(indices, start[k], start[k + 1], node, heavy, in_frontier, n, N,
+                                                 owner_shift)
+            if local[k] and position[k] < first_local:
+                first_local = position[k]
+                local_thread = thread[k]
+            if remote[k] >= 0:
+                first_remote = min(first_remote, position[k])
+        fixed = min(first_local, first_remote)
+        claimed[i] = fixed < np.inf
+        is_open = first_remote < first_local
+        c0 = c
+        s0 = s
+        first = _first_in_time(first_index + i, node, thread, count, member_base, member_span, T)
+        last = 0.0
+        for j in range(count):  # in time order (ties in any): table_walk stops at the first too late
+            k = first - j if first >= j else first - j + count
+            if position[k] < last:
+                raise ValueError("the segments' time order is not ascending")
+            last = position[k]
+            if position[k] <= fixed:
+                probed, answered = _count_segment(indices, start[k], stop[k], node, thread[k], heavy, in_frontier,
+                                                  n, N, T, owner_shift, slice_mask, counts)
+                probes[i] += probed
+                answers[i] += answered
+            elif is_open and position[k] <= first_local:
+                if s == len(segment_thread):
+                    segment_thread, segment_start = _grown(segment_thread), _grown(segment_start)
+                    segment_read = _grown(segment_read)
+                segment_thread[s] = thread[k]
+                segment_start[s] = start[k]
+                segment_read[s] = stop[k] - start[k]
+                s += 1
+            if is_open and remote[k] >= 0 and position[k] <= first_local:
+                if c == len(candidate_thread):
+                    candidate_thread, candidate_owner = _grown(candidate_thread), _grown(candidate_owner)
+                candidate_thread[c] = thread[k]
+                candidate_owner[c] = remote[k]
+                c += 1
+        if is_open:
+            if opened == len(open_index):
+                open_index, open_local = _grown(open_index), _grown(open_local)
+                open_candidates, open_segments = _grown(open_candidates), _grown(open_segments)
+            open_index[opened] = first_index + i
+            open_local[opened] = local_thread
+            open_candidates[opened] = c - c0
+            open_segments[opened] = s - s0
+            opened += 1
+    return (counts, probes, answers, claimed, open_index[:opened].copy(), open_local[:opened].copy(),
+            open_candidates[:opened].copy(), open_segments[:opened].copy(), candidate_thread[:c].copy(),
+            candidate_owner[:c].copy(), segment_thread[:s].copy(), segment_start[:s].copy(),
+            segment_read[:s].copy())
+
+
+@compiled(nogil=True)
+def table_walk(indices, probers, heavy, in_frontier, n, N, T, owner_shift, member_base, member_span, open_index,
+               open_local, candidates_begin, open_candidates, segments_begin, open_segments, candidate_thread,
+               candidate_owner, segment_thread, segment_start, segment_read, sweep_time, never_visible, trip,
+               probe_fill, answer_fill):
+    """The open segments' part of bottom_up_walk under one claim timing,
+    from segment_table's lists (a run of its open probers, with where each
+    one's candidates and open segments begin): for each open prober, its
+    earliest claim E (the smaller of its first local hit's time and its
+    candidates' claim times: pricing.probe_claim_delay_s of the pair's
+    ``trip``, ``probe_fill`` and ``answer_fill``, N * N tables indexed
+    prober * N + owner, or one value for every pair), and what its open
+    segments with p * S <= E read; both lists in time order, so each is
+    read only as far as it can matter. Returns (counts as bottom_up_walk's, and
+    per open prober its probes and its answers)."""
+    slice_mask = T - 1 if T & (T - 1) == 0 else -1
+    uniform = len(trip) == 1
+    counts = np.zeros((6, N * T), dtype=np.int64)
+    probes = np.zeros(len(open_index), dtype=np.int64)
+    answers = np.zeros(len(open_index), dtype=np.int64)
+    for i in range(len(open_index)):
+        index = np.int64(open_index[i])  # (the table's lists are narrow: compute in 64 bits)
+        v = probers[index]
+        node = _scaled(v, N, n, owner_shift)
+        sweep = sweep_time[node]
+        earliest = np.inf
+        if open_local[i] >= 0:
+            earliest = _sweep_position(index, node, np.int64(open_local[i]), member_base, member_span, T) * sweep
+        if not never_visible:
+            for c in range(candidates_begin[i], candidates_begin[i] + open_candidates[i]):
+                seg_time = _sweep_position(index, node, np.int64(candidate_thread[c]), member_base, member_span,
+                                           T) * sweep
+                if seg_time > earliest:
+                    break  # it and the later ones claim after E (a claim is never before its segment's time)
+                owner = np.int64(candidate_owner[c])
+                pair = 0 if uniform else node * N + owner
+                delay = probe_claim_delay_s(sweep, sweep_time[owner], seg_time, probe_fill[pair], answer_fill[pair],
+                                            trip[pair])
+                earliest = min(earliest, seg_time + delay)
+        for k in range(segments_begin[i], segments_begin[i] + open_segments[i]):
+            thread = np.int64(segment_thread[k])
+            if _sweep_position(index, node, thread, member_base, member_span, T) * sweep > earliest:
+                break  # not read, nor the later ones
+            first = np.int64(segment_start[k])
+            probed, answered = _count_segment(indices, first, first + np.int64(segment_read[k]), node, thread, heavy,
+                                              in_frontier, n, N, T, owner_shift, slice_mask, counts)
+            probes[i] += probed
+            answers[i] += answered
+    return counts, probes, answers

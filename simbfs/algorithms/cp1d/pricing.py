@@ -169,17 +169,18 @@ def miss_parallelism(machine: Machine):
     return None if limit is None else int(machine.node.cores) * int(limit)
 
 
-def scattered_seconds(machine: Machine, residents: "Residents", counts: dict):
+def scattered_seconds(machine: Machine, residents: "Residents", counts: dict, hits: dict | None = None):
     """The least time a node's memory system needs for the stalling
     scattered reads of ``counts``: each is outstanding for its load-to-use
     latency (the L2's on a hit, DDR's on a miss), and at most
     miss_parallelism of them are outstanding at once (zero where the
-    machine gives no limit)."""
+    machine gives no limit). ``hits``: hit_rates of these counts, if the
+    caller has them."""
     parallel = miss_parallelism(machine)
     if parallel is None:
         return 0.0
     memory = machine.node.memory_hierarchy
-    hits = hit_rates(machine, residents, counts)
+    hits = hit_rates(machine, residents, counts) if hits is None else hits
     stalls = accesses(counts, stalling_only=True)
     cycles = sum((stalls[s] * memory.latency_cycles(hits[s]) for s in stalls), 0.0)
     return cycles / parallel / machine.node.clock_hz
@@ -209,13 +210,16 @@ def core_sharing(machine: Machine, threads: int) -> int:
     return min(-(-threads // int(node.cores)), int(node.threads_per_core))
 
 
-def op_cycles(machine: Machine, threads: int, residents: Residents, counts: dict, compression: bool) -> dict:
+def op_cycles(machine: Machine, threads: int, residents: Residents, counts: dict, compression: bool,
+              hits: dict | None = None) -> dict:
     """Cycles one thread spends per operation of each kind, in a phase whose
     node-level operation counts are ``counts`` (scalars, or arrays with one
-    entry per node: then so are the costs)."""
+    entry per node: then so are the costs). ``hits``: hit_rates of these
+    counts, if the caller has them."""
     cp = machine.section("cp1d")
     memory = machine.node.memory_hierarchy
-    latency = {s: memory.latency_cycles(hit) for s, hit in hit_rates(machine, residents, counts).items()}
+    hits = hit_rates(machine, residents, counts) if hits is None else hits
+    latency = {s: memory.latency_cycles(hit) for s, hit in hits.items()}
     sharing = core_sharing(machine, threads)
     shape = np.broadcast_shapes(*(np.shape(c) for c in counts.values()))
     costs = {}
@@ -230,17 +234,19 @@ def op_cycles(machine: Machine, threads: int, residents: Residents, counts: dict
     return costs
 
 
-def memory_seconds(machine: Machine, residents: Residents, counts: dict):
+def memory_seconds(machine: Machine, residents: Residents, counts: dict, hits: dict | None = None):
     """The time a node's main memory needs for ``counts``: its streamed
     bytes and the lines its scattered accesses move when they miss the L2
     (miss_lines), at the memory bandwidth; and no less than its stalling
-    reads need at the cores' miss parallelism (scattered_seconds)."""
+    reads need at the cores' miss parallelism (scattered_seconds).
+    ``hits``: hit_rates of these counts, if the caller has them (computed
+    once either way)."""
     memory = machine.node.memory_hierarchy
-    hits = hit_rates(machine, residents, counts)
+    hits = hit_rates(machine, residents, counts) if hits is None else hits
     lines = miss_lines(counts, hits)
     seconds = ((streamed_bytes(machine, counts, residents.header_traffic) + lines * memory.cache_line_bytes)
                / machine.node.memory_bandwidth_Bps)
-    return np.maximum(seconds, scattered_seconds(machine, residents, counts))
+    return np.maximum(seconds, scattered_seconds(machine, residents, counts, hits))
 
 
 # ------------------------------------------------------- the level's parts

@@ -100,9 +100,11 @@ from ..search import LevelStep, Walk, walk_root
 from .claim_timing import ClaimTiming, NeverVisible, TargetClaimDelay, self_consistent_claim_timing
 from .layout import HEAVY_SHARE_LIMIT, Layout
 from .memory import header_traffic
-from .pricing import (LevelPrice, closing_words, cp1d_residents, edges_per_packet, fill_wait_s, memory_seconds,
-                      op_cycles, packet_trip_s, price_level, probe_queue_share, stream_rates, compressed_ops)
-from .work import OP_NAMES, RECEIVE_OPS, CP1DOptions, LevelWork, bottom_up, calc_direction, top_down
+from .pricing import (LevelPrice, closing_words, cp1d_residents, edges_per_packet, fill_wait_s, hit_rates,
+                      memory_seconds, op_cycles, packet_trip_s, price_level, probe_queue_share, stream_rates,
+                      compressed_ops)
+from .work import (OP_NAMES, RECEIVE_OPS, CP1DOptions, LevelWork, StreamTotals, bottom_up, calc_direction,
+                   top_down)
 
 # The profile is laid out on virtual nodes (at most one per 256 profile vertices).
 PROFILE_VERTEX_PER_NODE = False
@@ -250,6 +252,9 @@ def level_work(work: LevelWork, virtual: int) -> LevelWork:
     """``work`` as the pricing reads it: its streams as StreamLoads, without
     the parents (a projection does not build a tree)."""
     def load(s) -> StreamLoad:
+        if isinstance(s, StreamTotals):  # (BottomUpLevel.counted: summed already)
+            return StreamLoad(s.edges.astype(np.float64), s.sent.astype(np.float64),
+                              s.received.astype(np.float64), s.channel)
         counts = np.bincount(s.sweep_vertex).astype(np.float64)
         return StreamLoad(counts[counts > 0], np.bincount(s.sender, minlength=virtual).astype(np.float64),
                           np.bincount(s.receiver, minlength=virtual).astype(np.float64), s.channel)
@@ -382,13 +387,13 @@ class LevelPricer:
         weight = float(degree.sum())
         return float(grown_degrees(self.growth, degree).sum()) / weight if weight else self.growth.mean
 
-    def thread_costs(self, counts: dict) -> tuple[dict, float]:
+    def thread_costs(self, counts: dict, hits: dict | None = None) -> tuple[dict, float]:
         """Each virtual node's cycles per operation under its level's whole
         mix of grown ``counts`` (as executed), and what the coarse index
         costs a thread: every thread tests every index word of its node,
         whatever the frontier."""
         target = self.target
-        costs = op_cycles(target.machine, target.threads, self.residents, counts, target.options.compression)
+        costs = op_cycles(target.machine, target.threads, self.residents, counts, target.options.compression, hits)
         index = 0.0
         if target.options.representation == "coarse-index":
             index = math.ceil(self.local_t / self.layout.index_stride) * float(np.max(costs["index_word"]))
@@ -428,7 +433,8 @@ class LevelPricer:
         # node's costs under its own mix of operations (as executed)
         clock = machine.node.clock_hz
         counts = self.grown_node_counts(ops, item_growth)
-        costs, index = self.thread_costs(counts)
+        hits = hit_rates(machine, self.residents, counts)  # (once: the costs and the memory read them)
+        costs, index = self.thread_costs(counts, hits)
 
         def cycles(names):
             return self.cells({k: ops[k] for k in names}, costs, item_growth)
@@ -439,7 +445,7 @@ class LevelPricer:
         _, _, receive_typical = threads.mean_and_busiest(cycles(RECEIVE_OPS), T)
         cells = cycles(OP_NAMES) + self._overhead_cycles(messages, kappa)[:, None]
         _, busiest, typical = threads.mean_and_busiest(cells, T)
-        memory_mean, memory, _ = nodes.mean_and_busiest(memory_seconds(machine, self.residents, counts))
+        memory_mean, memory, _ = nodes.mean_and_busiest(memory_seconds(machine, self.residents, counts, hits))
 
         def node(cpu_s, memory_s, inject_s, eject_s) -> LevelPrice:
             return price_level(machine, work.direction, N, cpu_s=cpu_s, memory_s=memory_s, inject_s=inject_s,
@@ -480,12 +486,21 @@ class LevelPricer:
             # Claim timing: the first pass sees no remote claim, whatever the
             # prices (a work profile keeps it); the passes after it depend
             # on the timing the prices give, and are evaluated every time.
+            # Each pass reads the level's segment table (a work profile
+            # keeps it too): what no timing changes, and the few segments
+            # that the timing decides (work.BottomUpLevel.counted).
             level = bottom_up(layout, frontier, step.visited, options)  # evaluated per claim timing
+            table = self.work.get((step.root, step.level, "bottom-up segment table"), level.segment_table)
+
+            def evaluated(claim_delay) -> LevelWork:
+                counted = level.counted(claim_delay, table)
+                return level_work(counted if counted is not None else level(claim_delay), V)
+
             never = self.work.get((step.root, step.level, "bottom-up, no claim visible"),
-                                  lambda: level_work(level(NeverVisible(V)), V))
+                                  lambda: evaluated(NeverVisible(V)))
 
             def evaluate(timing: ClaimTiming):
-                work = level_work(level(self.claim_delay(timing)), V)
+                work = evaluated(self.claim_delay(timing))
                 priced = self.price(work, seed, edge_growth, len(frontier))
                 return (work, priced), priced.timing
 

@@ -37,6 +37,7 @@ streams of edges each level sends, and its claims. No time appears here.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 
@@ -377,25 +378,7 @@ class BottomUpLevel:
                             for k, run in enumerate(self.chunks)])
 
     def __call__(self, claim_delay) -> LevelWork:
-        layout, options = self.layout, self.options
-        T = layout.T
-        # The sweep's tables, shared; a table this evaluation adds to is
-        # replaced by the sum (the base is evaluated again with another timing).
-        ops = dict(self.base_ops)
-
-        def add(name, cells, weights=None):
-            ops[name] = ops[name] + np.bincount(cells, weights=weights, minlength=ops[name].size).reshape(
-                ops[name].shape)
-
-        def add_at(name, ranks, threads, weights=None):
-            add(name, ranks * T + threads, weights)
-
-        def add_counts(name, counts):
-            ops[name] = ops[name] + counts.reshape(ops[name].shape)
-        sweep_time = claim_delay.sweep_time  # per node, seconds
-        if not np.all(np.isfinite(sweep_time) & (sweep_time >= 0)):
-            # the walk visits segments in time order and stops early: a time must be a time
-            raise ValueError("a claim timing's sweep times must be finite and non-negative")
+        sweep_time = self._sweep_time(claim_delay)
         # The delays of the segments with a remote hit: none when no remote
         # claim is visible within the level; else as (prober, owner) tables
         # that the loops read, where the timing offers them for a level of
@@ -418,6 +401,36 @@ class BottomUpLevel:
             counts = counts + part[0]
         probe_stream, answer_stream, new, new_parents = (np.concatenate(pieces, axis=-1)
                                                          for pieces in list(zip(*parts))[1:5])
+        streams = [Streams(*probe_stream, "backward"), Streams(*answer_stream, "forward")]
+        return self._level_work(counts, streams, new, new_parents, probe_stream.shape[1], answer_stream.shape[1])
+
+    @staticmethod
+    def _sweep_time(claim_delay) -> np.ndarray:
+        sweep_time = claim_delay.sweep_time  # per node, seconds
+        if not np.all(np.isfinite(sweep_time) & (sweep_time >= 0)):
+            # the walk visits segments in time order and stops early: a time must be a time
+            raise ValueError("a claim timing's sweep times must be finite and non-negative")
+        return sweep_time
+
+    def _level_work(self, counts, streams, new, new_parents, probes_sent: int, responses: int) -> LevelWork:
+        """The LevelWork of the light probers' ``counts`` (bottom_up_walk's
+        six rows), streams and claims (and their parents; None: not
+        known), with the heavy vertices' side added."""
+        layout, options = self.layout, self.options
+        T = layout.T
+        # The sweep's tables, shared; a table this evaluation adds to is
+        # replaced by the sum (the base is evaluated again with another timing).
+        ops = dict(self.base_ops)
+
+        def add(name, cells, weights=None):
+            ops[name] = ops[name] + np.bincount(cells, weights=weights, minlength=ops[name].size).reshape(
+                ops[name].shape)
+
+        def add_at(name, ranks, threads, weights=None):
+            add(name, ranks * T + threads, weights)
+
+        def add_counts(name, counts):
+            ops[name] = ops[name] + counts.reshape(ops[name].shape)
         if options.representation != "edge-list":
             add_counts("edge_entry", counts[0])
         add_counts("bitmap_test", counts[1])  # local checks
@@ -426,7 +439,6 @@ class BottomUpLevel:
         # Owner(u) answers on the forward channel; Owner(v) decodes the answer
         add_counts("pack", counts[4])
         add_counts("unpack", counts[5])
-        streams = [Streams(*probe_stream, "backward"), Streams(*answer_stream, "forward")]
 
         # Heavy unvisited vertices (Algorithm 4, lines 20-30): see heavy_claims
         heavy = self.heavy_claims
@@ -436,13 +448,138 @@ class BottomUpLevel:
             add_counts("bitmap_test", heavy.read)
         if len(heavy.claimed):
             new = np.concatenate([new, heavy.claimed])
-            new_parents = np.concatenate([new_parents, heavy.parents])
             order = np.argsort(new, kind="stable")
-            new, new_parents = new[order], new_parents[order]
+            new = new[order]
+            if new_parents is not None:
+                new_parents = np.concatenate([new_parents, heavy.parents])[order]
         claimer = layout.owner(new)
         add_at("claim", claimer, layout.local_thread(new, claimer))
-        return LevelWork("bottom-up", ops, streams, new, new_parents, edges_examined=examined,
-                         probes_sent=probe_stream.shape[1], responses=answer_stream.shape[1])
+        return LevelWork("bottom-up", ops, streams, new,
+                         np.zeros(0, dtype=np.int64) if new_parents is None else new_parents,
+                         edges_examined=examined, probes_sent=probes_sent, responses=responses)
+
+    # ------------------------------------------ the projection's fast path
+    def segment_table(self) -> "SegmentTable":
+        """The level's timing-free part for :meth:`counted`
+        (kernels.segment_table: the fixed segments' counts, and the open
+        segments and claim candidates of the probers whose first hit in
+        time is remote). Price-independent: a work profile keeps it."""
+        from . import kernels  # here, not at the top: numba loads only for the runs that use it
+        graph, layout = self.layout.graph, self.layout
+        parts = in_parallel([partial(kernels.segment_table, graph.indptr, graph.indices, self.probers[run],
+                                     run.start, *self.bits, layout.n, layout.N, layout.T, *self.shifts,
+                                     self.member_base, self.member_span) for run in self.chunks])
+        counts = parts[0][0]
+        for part in parts[1:]:
+            counts = counts + part[0]
+        lists = [_narrowed(np.concatenate(pieces)) for pieces in list(zip(*parts))[1:]]
+        return SegmentTable(_narrowed(counts), *lists)
+
+    def counted(self, claim_delay, table: "SegmentTable") -> "LevelWork | None":
+        """What a projection reads of ``self(claim_delay)``, from the
+        level's :meth:`segment_table`: the same operation counts and
+        claims, its streams as :class:`StreamTotals` (edges per sweep
+        vertex, sender and receiver), no parents. For a claim timing that
+        sees no remote claim (``never_visible``) or whose claim-delay parts
+        are the same for every pair (``uniform_parts()``: trip, probe fill,
+        answer fill), with sweep times of at least TABLE_SWEEP_MIN; else
+        None (call the level)."""
+        sweep_time = self._sweep_time(claim_delay)
+        never = getattr(claim_delay, "never_visible", False)
+        uniform = getattr(claim_delay, "uniform_parts", None)
+        if not np.all(sweep_time >= TABLE_SWEEP_MIN) or not (never or uniform is not None):
+            return None
+        parts = (0.0, 0.0, 0.0) if never else uniform()
+        from . import kernels  # here, not at the top: numba loads only for the runs that use it
+        layout = self.layout
+        N, T = layout.N, layout.T
+        counts = table.counts.astype(np.int64)
+        probes, answers = table.probes.astype(np.int64), table.answers.astype(np.int64)
+        opened = len(table.open_index)
+        if opened:
+            candidates, segments = table.open_candidates.astype(np.int64), table.open_segments.astype(np.int64)
+            candidates_begin, segments_begin = np.cumsum(candidates) - candidates, np.cumsum(segments) - segments
+            runs = balanced_chunks(candidates + segments + 1, worker_threads())
+            results = in_parallel([partial(
+                kernels.table_walk, layout.graph.indices, self.probers, *self.bits, layout.n, N, T, self.shifts[0],
+                self.member_base, self.member_span, table.open_index[run], table.open_local[run],
+                candidates_begin[run], table.open_candidates[run], segments_begin[run], table.open_segments[run],
+                table.candidate_thread, table.candidate_owner, table.segment_thread, table.segment_start,
+                table.segment_read, sweep_time, never, *(np.full(1, float(x)) for x in parts)) for run in runs])
+            for run, (run_counts, run_probes, run_answers) in zip(runs, results):
+                counts += run_counts
+                probes[table.open_index[run]] += run_probes
+                answers[table.open_index[run]] += run_answers
+
+        def totals(edges, senders, receivers, channel):
+            having = edges > 0
+            return StreamTotals(self.probers[having], edges[having], senders.reshape(N, T).sum(axis=1),
+                                receivers.reshape(N, T).sum(axis=1), channel)
+        streams = [totals(probes, counts[2], counts[3], "backward"), totals(answers, counts[4], counts[5], "forward")]
+        new = self.probers[table.claimed].astype(np.int64, copy=False)
+        return self._level_work(counts, streams, new, None, int(probes.sum()), int(answers.sum()))
+
+
+# The least sweep time (seconds) BottomUpLevel.counted takes: a segment after
+# a prober's first local one in time (a larger sweep position) then
+# starts strictly after it (kernels.py, "the level's segment table").
+TABLE_SWEEP_MIN = 2.0 ** -900
+
+
+def _narrowed(values: np.ndarray) -> np.ndarray:
+    """Whole numbers in the narrowest signed integers that hold them (a
+    segment table's memory); anything else as it is."""
+    if values.dtype.kind not in "iu":
+        return values
+    low, high = (int(values.min()), int(values.max())) if values.size else (0, 0)
+    for kind in (np.int8, np.int16, np.int32):
+        if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
+            return values.astype(kind)
+    return values
+
+
+@dataclass(frozen=True)
+class StreamTotals:
+    """A level's stream of one channel, summed: the edges of each sweep
+    vertex that has any (``sweep_vertex`` ascending, ``edges``), and the
+    edges each node sends and receives; what the projection reads of a
+    :class:`Streams`."""
+
+    sweep_vertex: np.ndarray
+    edges: np.ndarray
+    sent: np.ndarray  # per node
+    received: np.ndarray
+    channel: str
+
+
+@dataclass(frozen=True)
+class SegmentTable:
+    """A bottom-up level's timing-free part (BottomUpLevel.segment_table,
+    kernels.segment_table), in narrow integers: the fixed segments' counts
+    (bottom_up_walk's six rows of (node, thread) cells), each prober's
+    fixed probes and answers and whether it is claimed; per open prober
+    its index among the probers, the thread of its first local hit in
+    time (-1: none) and its numbers of candidates and open segments; each
+    candidate's thread and first remote hit's owner; each open segment's
+    thread, first CSR slot and entries read. Lists in CSR order."""
+
+    counts: np.ndarray
+    probes: np.ndarray
+    answers: np.ndarray
+    claimed: np.ndarray  # bool, per prober
+    open_index: np.ndarray
+    open_local: np.ndarray
+    open_candidates: np.ndarray
+    open_segments: np.ndarray
+    candidate_thread: np.ndarray
+    candidate_owner: np.ndarray
+    segment_thread: np.ndarray
+    segment_start: np.ndarray
+    segment_read: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        return sum(getattr(self, f.name).nbytes for f in dataclasses.fields(self))
 
 
 def bottom_up(layout: Layout, frontier: np.ndarray, visited: np.ndarray, options: CP1DOptions) -> BottomUpLevel:
