@@ -166,3 +166,36 @@ def test_directed_rules_3_and_4():
     # the tree edge must be an input tuple in its own direction
     report = validate_bfs_tree(directed_graph([(0, 1), (2, 1), (2, 3)], 8), 0, parent)
     assert "5" in rules_failed(report)
+
+
+def test_a_mapped_graph_validates_as_a_generated_one(tmp_path):
+    """The validator lets a cached graph's pages go as it reads them
+    (graph/mapped.py): on the mapped graph it gives the generated graph's
+    reports, for good trees and broken ones, again and again, and the
+    graph reads the same afterwards."""
+    from simbfs.graph import load_graph
+    spec = GraphSpec("kronecker", 12)
+    generated = generate_graph(spec)
+    load_graph(spec, tmp_path)
+    mapped = load_graph(spec, tmp_path)
+    from simbfs.graph.mapped import _read_only_mapping
+    assert _read_only_mapping(mapped.indices) is not None and _read_only_mapping(generated.indices) is None
+    root = int(search_keys(generated, 1)[0])
+    good = bfs_reference(generated, root).parent
+    cycle = good.copy()
+    child = np.flatnonzero((good >= 0) & (good != np.arange(good.size)))[-1]
+    cycle[good[child]], cycle[child] = child, good[child]  # a two-vertex cycle off the root
+    stranger = good.copy()
+    stranger[child] = root if good[child] != root else int(np.flatnonzero(good < 0)[0])  # not its neighbour
+    dropped = good.copy()
+    dropped[child] = -1  # a reached neighbour, an unreached vertex
+    reports = []
+    for parent in (good, cycle, stranger, dropped):
+        expected = validate_bfs_tree(generated, root, parent)
+        for _ in range(2):
+            report = validate_bfs_tree(mapped, root, parent)
+            assert (report.ok, report.failures) == (expected.ok, expected.failures)
+        reports.append(expected)
+    assert reports[0].ok and not any(report.ok for report in reports[1:])
+    assert np.array_equal(mapped.indices, generated.indices)
+    assert np.array_equal(mapped.edges.src, generated.edges.src)

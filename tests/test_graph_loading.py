@@ -99,3 +99,28 @@ def test_estimate_is_conservative():
     assert peak < estimate_memory_bytes(spec)
     # Conservative but not absurd: within an order of magnitude of the data.
     assert estimate_memory_bytes(spec) < 10 * peak + (512 << 20)
+
+
+def test_released_pages_read_the_same_values(tmp_path):
+    """release_pages drops a mapped graph's pages from the process, not its
+    values: every array reads the same afterwards; arrays in ordinary
+    memory (a generated graph, a writable copy) are never advised, since
+    the same advice would zero anonymous memory."""
+    from simbfs.graph.mapped import release_pages
+    spec = GraphSpec("kronecker", 10)
+    generated = load_graph(spec, tmp_path)
+    mapped = load_graph(spec, tmp_path)
+    names = ("indptr", "indices", "endpoint_count")
+    expected = {name: np.array(getattr(generated, name)) for name in names}
+    expected["src"], expected["dst"] = np.array(generated.edges.src), np.array(generated.edges.dst)
+    arrays = {name: getattr(mapped, name) for name in names} | {"src": mapped.edges.src, "dst": mapped.edges.dst}
+    for name, array in arrays.items():
+        assert np.array_equal(array, expected[name])  # touched: resident
+        assert release_pages(array), name
+        assert release_pages(array[5:1000]), name  # a slice (a validator's batch)
+        assert np.array_equal(array, expected[name]), name
+    for array in (generated.indices, generated.edges.src, expected["indices"], np.zeros(0)):
+        before = np.array(array)
+        assert not release_pages(array)
+        assert np.array_equal(array, before)
+    assert not release_pages(None)

@@ -44,6 +44,7 @@ import numpy as np
 
 from simbfs.bfs.parallel import map_in_order, worker_threads
 from simbfs.bfs.result import UNREACHED
+from simbfs.graph.mapped import release_pages
 
 _TUPLE_BATCH = 1 << 24
 
@@ -277,12 +278,26 @@ def validate_bfs_tree(graph, root: int, parent: np.ndarray,
 
     # numpy releases the GIL in these gathers, so batches run on threads;
     # results are merged in batch order, so the report is deterministic.
+    # A cached graph is mapped from its files (graph/mapped.py): the pass
+    # reads no CSR, so the search's CSR pages leave the resident set first,
+    # and each batch's tuple pages once it is checked, so that the graph is
+    # never resident at once (the page cache keeps it; values never change).
+    for array in (getattr(graph, "indptr", None), getattr(graph, "indices", None)):
+        release_pages(array)
     m = len(graph.edges)
     workers = worker_threads()
     batch = min(_TUPLE_BATCH, max(1 << 20, -(-m // workers)))
     bounds = [(start, min(start + batch, m)) for start in range(0, m, batch)]
-    results = map_in_order(lambda span: check_tuples(graph.edges.src[span[0]:span[1]],
-                                                     graph.edges.dst[span[0]:span[1]]), bounds, workers)
+
+    def check_batch(span):
+        src, dst = graph.edges.src[span[0]:span[1]], graph.edges.dst[span[0]:span[1]]
+        try:
+            return check_tuples(src, dst)
+        finally:
+            release_pages(src)
+            release_pages(dst)
+
+    results = map_in_order(check_batch, bounds, workers)
     has_tree_edge = np.zeros(n, dtype=bool)
     rule3_count = rule4_count = 0
     rule3_example = rule4_example = None

@@ -41,7 +41,7 @@ def thread_blocks(graph: Graph, threads: int) -> np.ndarray:
     neighbours are sorted, so a block is a run of entries), rows taken in
     batches of about ENTRY_BATCH entries."""
     n, indptr, indices = graph.num_vertices, graph.indptr, graph.indices
-    blocks = np.zeros(n, dtype=np.int64)
+    blocks = np.zeros(n, dtype=np.int32 if threads < 2**31 else np.int64)  # at most T per vertex
     bounds = np.unique(np.append(np.searchsorted(indptr, np.arange(0, indptr[-1], ENTRY_BATCH), side="right") - 1, n))
     for first, last in zip(bounds[:-1], bounds[1:]):
         begin, end = int(indptr[first]), int(indptr[last])
@@ -86,7 +86,11 @@ class Layout(BlockLayout):
         self.headers_per_node = self.per_node(np.flatnonzero(light), self.blocks_of[light])
         # headers of light vertices before vertex v: a coarse-index sweep's
         # headers in any vertex range, by difference
-        self.headers_before = np.concatenate([[0], np.cumsum(np.where(self.heavy, 0, self.blocks_of))])
+        # (32-bit while the headers fit: one value per vertex, 64 MB at scale 24)
+        light_blocks = np.where(self.heavy, 0, self.blocks_of)
+        narrow = np.int32 if int(light_blocks.sum(dtype=np.int64)) < 2**31 else np.int64
+        self.headers_before = np.zeros(n + 1, dtype=narrow)
+        np.cumsum(light_blocks, dtype=narrow, out=self.headers_before[1:])
 
     def owner(self, vertices: np.ndarray) -> np.ndarray:
         return block_owner(vertices, self.n, self.N)
