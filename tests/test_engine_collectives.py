@@ -49,6 +49,38 @@ def test_allreduce_combines_real_values_and_charges_bytes():
     assert got == [([28, 8], 166.0)] * 8
 
 
+
+@pytest.mark.parametrize("op, dtype, expected", [
+    (np.add, np.int32, [6, 2, 3]),  # numpy's reduction widens a sum to int64
+    (np.add, np.bool_, [3, 2, 3]),
+    (np.minimum, np.int64, [-3, 0, 1]),
+    (np.maximum, np.uint8, [3, 1, 1]),
+    (np.logical_or, np.bool_, [True, True, True]),
+])
+def test_allreduce_of_integers_gives_numpys_reduction(op, dtype, expected):
+    """Integer and boolean contributions are folded one by one, not
+    stacked: the values and the dtype are those of op.reduce over the
+    stacked contributions (worked out by hand here)."""
+    values = [[0, 0, 1], [1, 1, 1], [2, 1, 1], [3, 0, 0]] if dtype != np.int64 else \
+        [[0, 0, 1], [-3, 1, 1], [2, 1, 1], [3, 0, 5]]
+    env, coll = setup(4)
+    got = []
+    shared = np.array(values[0], dtype=dtype)
+    shared.setflags(write=False)  # a contribution is only read
+
+    def rank(r):
+        mine = shared if r == 0 else np.array(values[r], dtype=dtype)
+        result = yield coll.allreduce(r, mine, op)
+        got.append(result.value)
+
+    for r in range(4):
+        env.process(rank(r))
+    env.run()
+    reference = op.reduce(np.stack([np.array(v, dtype=dtype) for v in values]), axis=0)
+    assert [value.tolist() for value in got] == [expected] * 4 == [reference.tolist()] * 4
+    assert all(value.dtype == reference.dtype for value in got)
+    assert shared.tolist() == values[0]
+
 def test_on_complete_runs_once_before_any_rank_resumes():
     env, coll = setup(3)
     order = []

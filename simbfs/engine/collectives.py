@@ -118,7 +118,16 @@ class Collectives:
         value = np.asarray(value)
 
         def finish(contributions):
-            total = op.reduce(np.stack(contributions), axis=0)
+            if value.dtype.kind in "biu":
+                # Integers combine exactly in any grouping: fold them one by
+                # one rather than stacking N of them (N x words: 2 GB for
+                # cp1d's heavy bitmaps on 65,536 nodes, which grow with N).
+                # (in the dtype numpy's reduction gives: add widens to int64)
+                total = op.reduce(np.stack(contributions[:1]), axis=0)
+                for contribution in contributions[1:]:
+                    op(total, contribution, out=total)
+            else:  # floats: numpy's own reduction order, as always
+                total = op.reduce(np.stack(contributions), axis=0)
             return total, self.allreduce_cost(value.nbytes), None
 
         return self._join("allreduce", rank, value, finish, on_complete, after, work, level)

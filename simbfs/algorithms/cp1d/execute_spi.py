@@ -100,6 +100,12 @@ def spi_memory_bytes(machine, num_vertices: int, num_directed_edges: int, nodes:
     return node_memory(machine, num_vertices, num_directed_edges, nodes, "spi", graph_kind).peak
 
 
+def _zeros(words: int) -> np.ndarray:
+    zeros = np.zeros(words, dtype=np.int64)
+    zeros.setflags(write=False)
+    return zeros
+
+
 class Cp1dSearch(RootSearch):
     """What one root's run of a cp1d-* code keeps, whatever its timing: the
     search state (RootSearch), the closing allreduces of Algorithm 4, and
@@ -117,15 +123,20 @@ class Cp1dSearch(RootSearch):
         # Closing allreduce each level; P^H once at the end.
         self._closing_words = closing_words(heavy)
         self._final_words = heavy
+        # Every rank's contribution (the reduced values are not used, only
+        # their size is priced): one read-only array each, shared by all
+        # ranks, not N copies (the final one has a word per heavy vertex).
+        self._closing_zeros = _zeros(self._closing_words)
+        self._final_zeros = _zeros(self._final_words)
 
     def closing_allreduce(self, rank: int, after: float, work: str | None = None):
-        return self.ctx.collectives.allreduce(rank, np.zeros(self._closing_words, dtype=np.int64), np.add,
+        return self.ctx.collectives.allreduce(rank, self._closing_zeros, np.add,
                                               on_complete=self.level_closed, after=after, work=work,
                                               level=self.level)
 
     def final_allreduce(self, rank: int):
         """P^H, when there are heavy vertices: one allreduce picks their parents."""
-        return self.ctx.collectives.allreduce(rank, np.zeros(self._final_words, dtype=np.int64), np.minimum,
+        return self.ctx.collectives.allreduce(rank, self._final_zeros, np.minimum,
                                               on_complete=self._finish_visit, level=self.records[-1].level)
 
     def _finish_visit(self, result) -> None:
