@@ -10,7 +10,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from simbfs.algorithms.cp1d.claim_timing import ClaimDelay, NeverVisible
+from simbfs.algorithms.cp1d.claim_timing import ClaimDelay, NeverVisible, TargetClaimDelay
 from simbfs.algorithms.cp1d.execute_spi import CP1DSPI
 from simbfs.algorithms.cp1d.layout import Layout
 from simbfs.algorithms.cp1d.work import CP1DOptions, bottom_up, calc_direction, mpi_passes, new_ops, scan_ops, top_down
@@ -317,6 +317,86 @@ def test_a_level_is_the_same_whichever_timing_evaluates_it_first():
         for name in a.ops:
             assert np.array_equal(a.ops[name], b.ops[name]), name
         assert np.array_equal(a.new_parents, b.new_parents) and a.probes_sent == b.probes_sent
+
+
+def _target_timings(nodes):
+    """Projection claim timings (one sweep, one trip and fill per pair)
+    from delays far below a sweep to far above it, and none visible."""
+    timings = [NeverVisible(nodes)]
+    for sweep in (1e-3, 1.0):
+        for trip, probe_fill, answer_fill in ((0.0, 0.0, 0.0), (2e-5, 1e-4, 3e-4), (1e-3, np.inf, 2e-3),
+                                             (0.3, 0.05, np.inf)):
+            timings.append(TargetClaimDelay(nodes, sweep, trip, probe_fill, answer_fill))
+    return timings
+
+
+def _totals(rows, nodes):
+    """A stream's rows (sender, thread, receiver, sweep vertex) summed as
+    work.StreamTotals: (sweep vertices, their edges, per sender, per receiver)."""
+    vertex = Counter(row[3] for row in rows)
+    return (sorted(vertex), [vertex[v] for v in sorted(vertex)],
+            [sum(row[0] == k for row in rows) for k in range(nodes)],
+            [sum(row[2] == k for row in rows) for k in range(nodes)])
+
+
+def _rows(stream):
+    return list(zip(stream.sender.tolist(), stream.thread.tolist(), stream.receiver.tolist(),
+                    stream.sweep_vertex.tolist()))
+
+
+@pytest.mark.parametrize("nodes, threads, heavy, seed", [(4, 4, 0, 1), (4, 8, 4, 2), (3, 5, 0, 3), (16, 64, 8, 4)])
+def test_a_levels_segment_table_gives_the_walks_counts_under_every_projection_timing(nodes, threads, heavy, seed):
+    """BottomUpLevel.counted (the projection's evaluation from the level's
+    segment table: kernels.segment_table, table_walk) gives, under every
+    projection claim timing, the walk's operation counts and claims, and
+    its streams summed (edges per sweep vertex, per sender, per receiver),
+    on levels where the timings read different numbers of the open
+    segments; and, where no vertex is heavy, what the entry-by-entry
+    definition (reference_bottom_up) gives."""
+    graph = generate_graph(GraphSpec("kronecker", 8, seed=seed))
+    rng = np.random.default_rng(seed)
+    layout = Layout(graph, nodes, threads, heavy_count=heavy, index_stride=64, share_limit=None)
+    options = CP1DOptions(load_balancing=heavy > 0)
+    for share in (0.1, 0.4):
+        visited = rng.random(graph.num_vertices) < share
+        frontier = np.flatnonzero(visited & (rng.random(graph.num_vertices) < 0.5))
+        level = bottom_up(layout, frontier, visited, options)
+        table = level.segment_table()
+        assert len(table.segment_thread) > 0 and len(table.candidate_thread) > 0  # open probers exist
+        probes = set()
+        for k, timing in enumerate(_target_timings(nodes)):
+            fast, walked = level.counted(timing, table), level(timing)
+            for name in walked.ops:
+                assert np.array_equal(fast.ops[name], walked.ops[name]), name
+            assert np.array_equal(fast.new_vertices, walked.new_vertices)
+            for totals, stream in zip(fast.streams, walked.streams):
+                assert (totals.sweep_vertex.tolist(), totals.edges.tolist(), totals.sent.tolist(),
+                        totals.received.tolist()) == _totals(_rows(stream), nodes)
+            assert (fast.edges_examined, fast.probes_sent, fast.responses) == (
+                walked.edges_examined, walked.probes_sent, walked.responses)
+            probes.add(fast.probes_sent)
+            if heavy == 0 and k in (0, 2, 7):  # none visible, short delays, long ones
+                _, probed, answered, claims = reference_bottom_up(layout, frontier, visited,
+                                                                  np.zeros(layout.n, dtype=bool), timing)
+                assert [(t.sweep_vertex.tolist(), t.edges.tolist(), t.sent.tolist(), t.received.tolist())
+                        for t in fast.streams] == [_totals(probed, nodes), _totals(answered, nodes)]
+                assert fast.new_vertices.tolist() == sorted(claims)
+        assert len(probes) > 2  # the timing decides, and the open segments follow it
+
+
+def test_the_segment_table_serves_only_timings_it_can_price_exactly():
+    """The executed run's per-pair ClaimDelay, and sweeps too short to
+    order positions (below TABLE_SWEEP_MIN), are left to the walk (None)."""
+    graph = generate_graph(GraphSpec("kronecker", 8, seed=3))
+    rng = np.random.default_rng(3)
+    layout = Layout(graph, 4, 4, heavy_count=0, index_stride=64)
+    visited = rng.random(graph.num_vertices) < 0.3
+    level = bottom_up(layout, np.flatnonzero(visited), visited, CP1DOptions())
+    table = level.segment_table()
+    assert level.counted(claim_timing("tables", 4, 3), table) is None
+    assert level.counted(PairDelay(4), table) is None
+    assert level.counted(TargetClaimDelay(4, 0.0, 1e-6, 0.0, 0.0), table) is None
+    assert level.counted(TargetClaimDelay(4, 1e-3, 1e-6, 0.0, 0.0), table) is not None
 
 
 def test_an_unsorted_adjacency_list_is_refused_not_overrun():

@@ -66,13 +66,16 @@ the loads the pricing reads), and a bottom-up level's first pass, which
 sees no remote claim whatever the prices. The claim timing of the passes
 after it comes from the prices (the typical node's sweep, its probes'
 queue wait, the streams' rates), so those passes are evaluated again at
-every pricing, as a fresh projection evaluates them; that part of the
-work (kernels.bottom_up_walk, about a third of a 4,096-node projection's
-time) is not cached. What a bottom-up level claims does not depend on its
-timing (only which probe finds the parent does), so the levels after it
-are the cached ones; a re-pricing that finds other claims marks the log
-``diverged`` and the runner computes the profile afresh. The machine
-parameters that change the work are WORK_PARAMETERS.
+every pricing, as a fresh projection evaluates them; but from the level's
+segment table (work.BottomUpLevel.segment_table, kept in the log too):
+what no timing changes, and the few segments per prober that a timing
+decides (kernels.py, "the level's segment table"), which gives the walk's
+counts bit for bit at a fraction of its time. What a bottom-up level
+claims does not depend on its timing (only which probe finds the parent
+does), so the levels after it are the cached ones; a re-pricing that
+finds other claims marks the log ``diverged`` and the runner computes the
+profile afresh. The machine parameters that change the work are
+WORK_PARAMETERS.
 
 Every output of a projection says "projected".
 """

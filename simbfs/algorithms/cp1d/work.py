@@ -472,8 +472,13 @@ class BottomUpLevel:
         counts = parts[0][0]
         for part in parts[1:]:
             counts = counts + part[0]
-        lists = [_narrowed(np.concatenate(pieces)) for pieces in list(zip(*parts))[1:]]
-        return SegmentTable(_narrowed(counts), *lists)
+        lists = [np.concatenate(pieces) for pieces in list(zip(*parts))[1:]]
+        # In fixed narrow types (a segment table's memory; the compiled
+        # loops take one signature), where the values fit
+        kinds = (np.int32, np.int32, np.bool_, np.int32, np.int16, np.int16, np.int16, np.int16, np.int32, np.int16,
+                 np.int32, np.int32)
+        return SegmentTable(_narrowed(counts, np.int32), *(_narrowed(values, kind)
+                                                           for values, kind in zip(lists, kinds)))
 
     def counted(self, claim_delay, table: "SegmentTable") -> "LevelWork | None":
         """What a projection reads of ``self(claim_delay)``, from the
@@ -526,15 +531,14 @@ class BottomUpLevel:
 TABLE_SWEEP_MIN = 2.0 ** -900
 
 
-def _narrowed(values: np.ndarray) -> np.ndarray:
-    """Whole numbers in the narrowest signed integers that hold them (a
-    segment table's memory); anything else as it is."""
-    if values.dtype.kind not in "iu":
+def _narrowed(values: np.ndarray, kind) -> np.ndarray:
+    """``values`` as ``kind`` when they are whole numbers that it holds,
+    else as they are."""
+    if values.dtype.kind not in "iu" or np.dtype(kind).kind != "i":
         return values
     low, high = (int(values.min()), int(values.max())) if values.size else (0, 0)
-    for kind in (np.int8, np.int16, np.int32):
-        if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
-            return values.astype(kind)
+    if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
+        return values.astype(kind)
     return values
 
 
