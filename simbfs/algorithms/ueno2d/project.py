@@ -128,7 +128,13 @@ class Projector:
         # fold edges in closed form (step 3)
         sources, targets = gather_adjacency(self.graph, frontier)
         fresh = targets[~visited[targets]]
-        k = np.bincount(fresh)[np.unique(fresh)] if len(fresh) else np.zeros(0)
+        # each unvisited target's count of frontier edges, in ascending target order
+        # (the nonzero bins: np.unique's sorted values, without its hashing of every edge)
+        if len(fresh):
+            bins = np.bincount(fresh)
+            k = bins[bins > 0]
+        else:
+            k = np.zeros(0)
         pairs = float(distinct_columns(k * self.growth.reached_mean, C).sum()) * self.vertex_ratio
         remote = pairs * (1 - 1 / C)
         entries_t = float(work.entries.sum()) * self.edge_ratio
