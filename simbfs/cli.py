@@ -440,8 +440,10 @@ def _cmd_sweep(args) -> int:
     if args.uncertainty is None and args.sample_seed != 1:
         raise UserError("--sample-seed applies to --uncertainty N; add it, or drop --sample-seed")
     samples = None if args.uncertainty is None else (args.uncertainty, args.sample_seed)
-    if samples is not None and args.uncertainty < 2:
-        raise UserError(f"--uncertainty {args.uncertainty}: give at least 2 samples (64 is a good start)")
+    if samples is not None:
+        from .uncertainty import check_count
+
+        check_count(args.uncertainty)
     points = sweep.expand(_run_config(args, validate=args.validate), grid, samples)
     store = sweep.SweepStore(args.out)
     store.check()

@@ -6,7 +6,7 @@ import re
 
 from .machine import schema
 from .machine.model import Machine
-from .units import format_quantity
+from .units import SI_UNITS, format_quantity
 
 
 def teps_table_rows(doc: dict) -> list[tuple[str, float]]:
@@ -234,7 +234,6 @@ def describe_machine(machine: Machine) -> str:
     return "\n".join(lines)
 
 
-SI_UNITS = {"time": "s", "bandwidth": "B/s", "frequency": "Hz", "size": "B", "cycles": "cycles"}
 
 
 def _plain(value):

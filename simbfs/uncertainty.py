@@ -36,8 +36,10 @@ from typing import Callable
 
 import numpy as np
 
+from .errors import UserError
 from .machine.loader import OVERRIDE_SOURCE
 from .machine.schema import Curve, Param, walk
+from .units import exact_text
 
 RULE_DOC = "docs/reference/machine-files.md#uncertainty-ranges"
 ESTIMATE_FACTOR = 2.0  # an estimate spans [value / 2, 2 x value], log-uniform
@@ -102,6 +104,10 @@ class ParameterRange:
             value = self.low + (self.high - self.low) * u
         else:
             value = self.value
+        return self.allowed(value)
+
+    def allowed(self, value: float) -> float:
+        """``value`` as this parameter can take it: a whole number, at least 1, if it is one."""
         return float(max(1, round(value))) if self.integer else float(value)
 
     def as_dict(self) -> dict:
@@ -174,10 +180,6 @@ def design(count: int, dimensions: int, seed: int) -> np.ndarray:
     return qmc.LatinHypercube(d=dimensions, rng=np.random.default_rng(seed)).random(count)
 
 
-_BASE_UNITS = {"time": "s", "bandwidth": "B/s", "frequency": "Hz", "size": "B", "count": "", "cycles": "",
-               "ratio": ""}
-
-
 def sampled_values(ranges: list[ParameterRange], row: np.ndarray, machine) -> dict[str, float]:
     """The values of one design row: the varied parameters at their
     quantiles, the followers moved in proportion, a packet's payload a
@@ -189,7 +191,7 @@ def sampled_values(ranges: list[ParameterRange], row: np.ndarray, machine) -> di
         if r.distribution == "follows" and r.followed in sampled:
             leader = by_key.get(r.followed)
             ratio = sampled[r.followed] / leader.value if leader is not None else 1.0
-            sampled[r.key] = float(max(1, round(r.value * ratio))) if r.integer else r.value * ratio
+            sampled[r.key] = r.allowed(r.value * ratio)
     for key, unit_key in WHOLE_MULTIPLE_OF.items():
         if key in sampled:
             unit = machine.values[unit_key]
@@ -200,19 +202,23 @@ def sampled_values(ranges: list[ParameterRange], row: np.ndarray, machine) -> di
 def sample_overrides(ranges: list[ParameterRange], row: np.ndarray, machine) -> list[str]:
     """The ``--set KEY=VALUE`` texts of one design row (:func:`sampled_values`)."""
     by_key = {r.key: r for r in ranges}
+    declared = dict(walk())
     texts = []
     for key, value in sampled_values(ranges, row, machine).items():
-        r = by_key[key]
+        r, spec = by_key[key], declared[key]
         if r.kind is None:  # a curve: its values scaled by the factor
-            xs, ys = machine.values[key]
-            spec = dict(walk())[key]
-            points = ", ".join(f"[{x!r} {_BASE_UNITS[spec.x]}, {y * value!r} {_BASE_UNITS[spec.y]}]".replace(" ]", "]")
-                               for x, y in zip(xs, ys))
+            points = ", ".join(f"[{exact_text(x, spec.x)}, {exact_text(y * value, spec.y)}]"
+                               for x, y in zip(*machine.values[key]))
             texts.append(f"{key}={{points: [{points}], source: \"sampled\"}}")
         else:
-            number = int(value) if r.integer else value
-            texts.append(f"{key}={number!r} {_BASE_UNITS[r.kind]}".rstrip())
+            texts.append(f"{key}={exact_text(int(value) if r.integer else value, r.kind)}")
     return texts
+
+
+def _interval(values) -> tuple[float, float, float]:
+    """The 5th, 50th and 95th percentiles of ``values``."""
+    low, median, high = np.percentile(np.asarray(values, dtype=np.float64), PERCENTILES)
+    return float(low), float(median), float(high)
 
 
 def summarise(values: np.ndarray, ranges: list[ParameterRange], samples: np.ndarray) -> dict:
@@ -226,7 +232,7 @@ def summarise(values: np.ndarray, ranges: list[ParameterRange], samples: np.ndar
     ``noise_index`` = 1/(n-1) on average, by chance: with few samples and
     many parameters the shares of the small ones, and their sum, are noise."""
     values = np.asarray(values, dtype=np.float64)
-    low, median, high = (float(x) for x in np.percentile(values, PERCENTILES))
+    low, median, high = _interval(values)
     result = {"median": median, "p5": low, "p95": high, "ratio_p95_p5": high / low if low > 0 else math.inf}
     varied = [r for r in ranges if r.varies]
     shares = []
@@ -256,11 +262,10 @@ def summarise(values: np.ndarray, ranges: list[ParameterRange], samples: np.ndar
 
 @dataclass(frozen=True)
 class Plan:
-    """The samples of one run: its ranges, the design's rows, and one
-    configuration per row (the run's, with the row's ``--set`` values,
-    unvalidated)."""
+    """The samples of one run: its machine, its ranges, the design's rows,
+    and one configuration per row (the run's, with the row's ``--set``
+    values, unvalidated)."""
 
-    config: object
     machine: object
     ranges: list
     rows: np.ndarray
@@ -274,16 +279,20 @@ class Plan:
         return nominal
 
 
+def check_count(count: int) -> None:
+    """Refuse a number of samples too small for an interval."""
+    if count < 2:
+        raise UserError(f"--uncertainty {count}: give at least 2 samples (64 is a good start)")
+
+
 def plan(config, count: int, seed: int = 1) -> Plan:
     """``count`` samples of ``config``'s machine's ranges (module
     docstring); a projection's work parameters held. Checked before
     anything runs."""
     from .algorithms import get_algorithm
-    from .errors import UserError
     from .machine import load_machine
 
-    if count < 2:
-        raise UserError(f"--uncertainty {count}: give at least 2 samples (64 is a good start)")
+    check_count(count)
     machine = load_machine(config.machine, config.overrides)
     algorithm = get_algorithm(config.algorithm or machine.algorithm)
     projected = config.mode == "project"
@@ -299,7 +308,7 @@ def plan(config, count: int, seed: int = 1) -> Plan:
     rows = design(count, len(varied), seed)
     samples = [replace(config, overrides=[*config.overrides, *sample_overrides(ranges, row, machine)],
                        validate=False) for row in rows]
-    return Plan(config=config, machine=machine, ranges=ranges, rows=rows, seed=seed, samples=samples)
+    return Plan(machine=machine, ranges=ranges, rows=rows, seed=seed, samples=samples)
 
 
 def run(config, count: int, seed: int = 1, jobs: int = 1, scheduler: str | None = None,
@@ -335,7 +344,7 @@ def run(config, count: int, seed: int = 1, jobs: int = 1, scheduler: str | None 
 def _section(nominal: dict, results: list, ranges: list[ParameterRange], rows: np.ndarray, seed: int,
              machine) -> dict:
     ok = [i for i, result in enumerate(results) if result["status"] == "ok"]
-    failed = [{"sample": i, "error": results[i]["error"]} for i in range(len(results)) if i not in set(ok)]
+    failed = [{"sample": i, "error": result["error"]} for i, result in enumerate(results) if result["status"] != "ok"]
     varied = [r for r in ranges if r.varies]
     section = {
         "samples": len(results), "failed": failed, "seed": seed,
@@ -361,8 +370,7 @@ def _claim_interval(match: dict, documents: list[dict]) -> dict:
     """A claim whose setup the run is (claims.paper_comparisons), with the
     samples' 90% interval of the TEPS statistic it reports, and whether
     the paper's value lies inside it."""
-    values = np.array([doc["teps"][match["statistic"]] for doc in documents])
-    low, median, high = (float(x) for x in np.percentile(values, PERCENTILES))
+    low, median, high = _interval([doc["teps"][match["statistic"]] for doc in documents])
     return {"claim": match["claim"], "statistic": match["statistic"], "paper_teps": match["paper_teps"],
             "median": median, "p5": low, "p95": high, "inside": bool(low <= match["paper_teps"] <= high)}
 
@@ -379,7 +387,6 @@ def _level_intervals(documents: list[dict]) -> list[dict]:
     levels = sorted(set().union(*per_sample))
     out = []
     for level in levels:
-        times = np.array([sample[level] for sample in per_sample if level in sample])
-        low, median, high = (float(x) for x in np.percentile(times, PERCENTILES))
+        low, median, high = _interval([sample[level] for sample in per_sample if level in sample])
         out.append({"level": level, "median_s": median, "p5_s": low, "p95_s": high})
     return out

@@ -105,6 +105,15 @@ def _unit_scale(unit: str, kind: str) -> float | None:
     return None
 
 
+# the unit of each kind's SI value, as simbfs holds it (counts and ratios have none)
+SI_UNITS = {"time": "s", "bandwidth": "B/s", "frequency": "Hz", "size": "B", "cycles": "cycles"}
+
+
+def exact_text(value: float | int, kind: str) -> str:
+    """``value`` (SI) as text that parse_quantity reads back to the same float."""
+    return f"{value!r} {SI_UNITS.get(kind, '')}".rstrip()
+
+
 def format_quantity(value: float, kind: str, digits: int = 4) -> str:
     """Human-readable rendering of an SI value (for listings and reports),
     to ``digits`` significant digits."""
